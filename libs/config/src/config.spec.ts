@@ -1,0 +1,48 @@
+import { ConfigError, loadConfig } from './index';
+
+describe('loadConfig', () => {
+  it('applies the defaults of the design contract', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      redisUrl: 'redis://127.0.0.1:6379',
+      keyPrefix: 'vigil',
+      shards: 1,
+      port: 3000,
+      heartbeatIntervalMs: 30_000,
+      watcherIntervalMs: 60_000,
+      staleAfterMs: 120_000,
+      userUpdateIntervalMs: 120_000,
+      sliceMaxSteps: 14,
+      taskMaxSlices: 24,
+      taskMaxDurationMs: 3_600_000,
+      maxConsecutiveErrors: 3,
+      retryPolicy: ['opus', 'gemini', 'opus', 'gemini'],
+      taskBudgetUsd: 3,
+      globalSpendLimitUsd: undefined,
+    });
+  });
+
+  it.each([
+    [{ STALE_AFTER_MS: 'abc' }, /STALE_AFTER_MS must be an integer/],
+    [{ HEARTBEAT_INTERVAL_MS: '5000', STALE_AFTER_MS: '5000' }, /STALE_AFTER_MS \(5000\) must be larger than HEARTBEAT_INTERVAL_MS/],
+    [{ SHARDS: '0' }, /SHARDS must be between 1/],
+    [{ RETRY_POLICY: 'opus,gpt' }, /RETRY_POLICY may only name/],
+    [{ REDIS_URL: 'http://x' }, /REDIS_URL must use redis:/],
+    [{ API_KEYS: 'tenant-without-key' }, /API_KEYS must be/],
+    [{ KEY_PREFIX: 'a{b}' }, /KEY_PREFIX may use/],
+    [{ TASK_BUDGET_USD: '-1' }, /TASK_BUDGET_USD must be at least 0/],
+    [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
+  ])('rejects %j naming the variable', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('parses tenants and keys', () => {
+    const config = loadConfig({ API_KEYS: 'acme:acme-secret-1, beta:beta-secret-2' });
+    expect(config.apiKeys).toEqual([
+      { tenantId: 'acme', key: 'acme-secret-1' },
+      { tenantId: 'beta', key: 'beta-secret-2' },
+    ]);
+    expect(config.apiKeysAreDefault).toBe(false);
+  });
+});

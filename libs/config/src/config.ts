@@ -1,0 +1,134 @@
+import {
+  ConfigError,
+  Env,
+  readBool,
+  readInt,
+  readList,
+  readNumber,
+  readOptional,
+  readString,
+  readUrl,
+} from './env-parsers';
+
+export const MODEL_NAMES = ['opus', 'gemini'] as const;
+export type ModelName = (typeof MODEL_NAMES)[number];
+
+export interface ApiKey {
+  tenantId: string;
+  key: string;
+}
+
+/** The one validated configuration object; every app reads its slice of it. */
+export interface VigilConfig {
+  redisUrl: string;
+  redlockUrls: string[];
+  keyPrefix: string;
+  shards: number;
+  port: number;
+  workerPort: number;
+  watcherPort: number;
+  notifierPort: number;
+  heartbeatIntervalMs: number;
+  watcherIntervalMs: number;
+  staleAfterMs: number;
+  userUpdateIntervalMs: number;
+  sliceMaxSteps: number;
+  taskMaxSlices: number;
+  taskMaxDurationMs: number;
+  maxConsecutiveErrors: number;
+  retryPolicy: ModelName[];
+  taskBudgetUsd: number;
+  globalSpendLimitUsd: number | undefined;
+  workerConcurrency: number;
+  eventStreamMaxLen: number;
+  anthropicApiKey: string | undefined;
+  anthropicBaseUrl: string | undefined;
+  anthropicModel: string;
+  geminiApiKey: string | undefined;
+  geminiBaseUrl: string | undefined;
+  geminiModel: string;
+  metaApiBaseUrl: string;
+  metaAccessToken: string | undefined;
+  apiKeys: ApiKey[];
+  apiKeysAreDefault: boolean;
+  adminPassword: string | undefined;
+  webhookSecret: string;
+  webhookAllowPrivate: boolean;
+  logLevel: string;
+}
+
+const DEFAULT_API_KEYS = 'local:local-dev-key';
+
+function parseApiKeys(value: string): ApiKey[] {
+  return value.split(',').map((entry) => {
+    const [tenantId, key, extra] = entry.trim().split(':');
+    if (!tenantId || !key || extra !== undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(tenantId) || key.length < 8) {
+      throw new ConfigError(
+        `API_KEYS must be a comma-separated list of tenant:key pairs (tenant [A-Za-z0-9_-], key of 8+ characters), got "${entry}"`,
+      );
+    }
+    return { tenantId, key };
+  });
+}
+
+function parseRetryPolicy(models: string[]): ModelName[] {
+  if (models.length === 0) throw new ConfigError('RETRY_POLICY must name at least one model');
+  return models.map((model) => {
+    if (!(MODEL_NAMES as readonly string[]).includes(model)) {
+      throw new ConfigError(`RETRY_POLICY may only name ${MODEL_NAMES.join(', ')}, got "${model}"`);
+    }
+    return model as ModelName;
+  });
+}
+
+export function loadConfig(env: Env = process.env): VigilConfig {
+  const heartbeatIntervalMs = readInt(env, 'HEARTBEAT_INTERVAL_MS', 30_000, 10);
+  const staleAfterMs = readInt(env, 'STALE_AFTER_MS', 120_000, 10);
+  if (staleAfterMs <= heartbeatIntervalMs) {
+    throw new ConfigError(
+      `STALE_AFTER_MS (${staleAfterMs}) must be larger than HEARTBEAT_INTERVAL_MS (${heartbeatIntervalMs}), or live tasks look dead`,
+    );
+  }
+  const keyPrefix = readString(env, 'KEY_PREFIX', 'vigil');
+  if (!/^[A-Za-z0-9_.:-]{1,64}$/.test(keyPrefix)) {
+    throw new ConfigError(`KEY_PREFIX may use letters, digits and _.:- (no braces), got "${keyPrefix}"`);
+  }
+  const apiKeysRaw = readOptional(env, 'API_KEYS');
+  return {
+    redisUrl: readUrl(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
+    redlockUrls: readList(env, 'REDLOCK_URLS', []),
+    keyPrefix,
+    shards: readInt(env, 'SHARDS', 1, 1, 1024),
+    port: readInt(env, 'PORT', 3000, 0, 65535),
+    workerPort: readInt(env, 'WORKER_PORT', 3001, 0, 65535),
+    watcherPort: readInt(env, 'WATCHER_PORT', 3002, 0, 65535),
+    notifierPort: readInt(env, 'NOTIFIER_PORT', 3003, 0, 65535),
+    heartbeatIntervalMs,
+    watcherIntervalMs: readInt(env, 'WATCHER_INTERVAL_MS', 60_000, 10),
+    staleAfterMs,
+    userUpdateIntervalMs: readInt(env, 'USER_UPDATE_INTERVAL_MS', 120_000, 10),
+    sliceMaxSteps: readInt(env, 'SLICE_MAX_STEPS', 14, 1, 10_000),
+    taskMaxSlices: readInt(env, 'TASK_MAX_SLICES', 24, 1, 1_000_000),
+    taskMaxDurationMs: readInt(env, 'TASK_MAX_DURATION_MS', 3_600_000, 1000),
+    maxConsecutiveErrors: readInt(env, 'MAX_CONSECUTIVE_ERRORS', 3, 1, 1000),
+    retryPolicy: parseRetryPolicy(readList(env, 'RETRY_POLICY', ['opus', 'gemini', 'opus', 'gemini'])),
+    taskBudgetUsd: readNumber(env, 'TASK_BUDGET_USD', 3, 0)!,
+    globalSpendLimitUsd: readNumber(env, 'GLOBAL_SPEND_LIMIT_USD', undefined, 0),
+    workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),
+    eventStreamMaxLen: readInt(env, 'EVENT_STREAM_MAXLEN', 100_000, 100),
+    anthropicApiKey: readOptional(env, 'ANTHROPIC_API_KEY'),
+    anthropicBaseUrl: readUrl(env, 'ANTHROPIC_BASE_URL', undefined, ['http:', 'https:']),
+    anthropicModel: readString(env, 'ANTHROPIC_MODEL', 'claude-opus-4-1'),
+    geminiApiKey: readOptional(env, 'GEMINI_API_KEY'),
+    geminiBaseUrl: readUrl(env, 'GEMINI_BASE_URL', undefined, ['http:', 'https:']),
+    geminiModel: readString(env, 'GEMINI_MODEL', 'gemini-2.5-pro'),
+    metaApiBaseUrl: readUrl(env, 'META_API_BASE_URL', 'http://127.0.0.1:4010/v21.0', ['http:', 'https:'])!,
+    metaAccessToken: readOptional(env, 'META_ACCESS_TOKEN'),
+    apiKeys: parseApiKeys(apiKeysRaw ?? DEFAULT_API_KEYS),
+    apiKeysAreDefault: apiKeysRaw === undefined,
+    adminPassword: readOptional(env, 'ADMIN_PASSWORD'),
+    webhookSecret: readString(env, 'WEBHOOK_SECRET', 'local-dev-webhook-secret'),
+    webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    logLevel: readString(env, 'LOG_LEVEL', 'info'),
+  };
+}

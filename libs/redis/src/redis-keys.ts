@@ -1,0 +1,101 @@
+/**
+ * Every Redis key name Vigil uses comes from here. A task lives on one shard, named by the hash tag
+ * `{s<n>}`; its keys, its shard's indexes, event stream and turn queue share that tag, so every
+ * script call stays inside one Redis Cluster slot.
+ */
+export class RedisKeys {
+  constructor(
+    readonly prefix: string,
+    readonly shards: number,
+  ) {}
+
+  shardOf(taskId: string): number {
+    // FNV-1a: stable across processes and versions, cheap, well spread for short ids.
+    let hash = 0x811c9dc5;
+    for (let i = 0; i < taskId.length; i++) {
+      hash ^= taskId.charCodeAt(i);
+      hash = Math.imul(hash, 0x01000193) >>> 0;
+    }
+    return hash % this.shards;
+  }
+
+  allShards(): number[] {
+    return Array.from({ length: this.shards }, (_, shard) => shard);
+  }
+
+  shardBase(shard: number): string {
+    return `${this.prefix}:{s${shard}}`;
+  }
+
+  task(taskId: string): string {
+    return `${this.shardBase(this.shardOf(taskId))}:task:${taskId}`;
+  }
+
+  actions(taskId: string): string {
+    return `${this.task(taskId)}:actions`;
+  }
+
+  journal(taskId: string): string {
+    return `${this.task(taskId)}:journal`;
+  }
+
+  findings(taskId: string): string {
+    return `${this.task(taskId)}:findings`;
+  }
+
+  outputs(taskId: string): string {
+    return `${this.task(taskId)}:outputs`;
+  }
+
+  messages(taskId: string): string {
+    return `${this.task(taskId)}:messages`;
+  }
+
+  tenantIndex(shard: number, tenantId: string): string {
+    return `${this.shardBase(shard)}:idx:tenant:${tenantId}`;
+  }
+
+  tenantStatusIndex(shard: number, tenantId: string, status: string): string {
+    return `${this.shardBase(shard)}:idx:tenant:${tenantId}:${status}`;
+  }
+
+  /** Active tasks scored by the time their heartbeat must have arrived. */
+  deadlineIndex(shard: number): string {
+    return `${this.shardBase(shard)}:idx:deadline`;
+  }
+
+  verifyingIndex(shard: number): string {
+    return `${this.shardBase(shard)}:idx:verifying`;
+  }
+
+  /** Unfinished tasks scored by createdAt + TASK_MAX_DURATION_MS. */
+  expiryIndex(shard: number): string {
+    return `${this.shardBase(shard)}:idx:expiry`;
+  }
+
+  /** Unfinished tasks scored by when their next user update is due. */
+  updatesIndex(shard: number): string {
+    return `${this.shardBase(shard)}:idx:updates`;
+  }
+
+  events(shard: number): string {
+    return `${this.shardBase(shard)}:events`;
+  }
+
+  /** BullMQ keys are `<prefix>:<queue>:…`; the tag inside the queue name pins them to the shard. */
+  turnQueueName(shard: number): string {
+    return `turns{s${shard}}`;
+  }
+
+  spend(): string {
+    return `${this.prefix}:spend:global`;
+  }
+
+  workerLiveness(workerId: string): string {
+    return `${this.prefix}:workers:${workerId}`;
+  }
+
+  recoveryLease(taskId: string): string {
+    return `${this.prefix}:lease:recovery:${taskId}`;
+  }
+}

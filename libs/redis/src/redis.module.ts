@@ -1,0 +1,44 @@
+import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
+import { Redis } from 'ioredis';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { RedisKeys } from './redis-keys';
+
+export const REDIS = Symbol('REDIS');
+
+export function createRedis(url: string, connectionName: string): Redis {
+  // BullMQ needs maxRetriesPerRequest: null; the same settings suit every long-lived client here.
+  return new Redis(url, { connectionName, maxRetriesPerRequest: null, enableReadyCheck: true });
+}
+
+@Injectable()
+class RedisCloser implements OnApplicationShutdown {
+  private readonly logger = new Logger('Redis');
+  constructor(@Inject(REDIS) private readonly redis: Redis) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.redis.quit().catch((error: unknown) => {
+      this.logger.warn(`closing Redis failed: ${String(error)}`);
+      this.redis.disconnect();
+    });
+  }
+}
+
+/** One shared command connection per process plus the key naming scheme. */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: REDIS,
+      inject: [VIGIL_CONFIG],
+      useFactory: (config: VigilConfig) => createRedis(config.redisUrl, `vigil:${process.pid}`),
+    },
+    {
+      provide: RedisKeys,
+      inject: [VIGIL_CONFIG],
+      useFactory: (config: VigilConfig) => new RedisKeys(config.keyPrefix, config.shards),
+    },
+    RedisCloser,
+  ],
+  exports: [REDIS, RedisKeys],
+})
+export class RedisModule {}

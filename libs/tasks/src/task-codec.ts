@@ -1,0 +1,107 @@
+import { isTaskStatus } from './task-status';
+import type { NewTask, TaskRecord } from './task.types';
+
+const JSON_FIELDS = new Set([
+  'input',
+  'retryHistory',
+  'exitCriteria',
+  'verification',
+  'result',
+  'failure',
+  'notify',
+  'agent',
+]);
+
+/** Fields as stored in the task hash: strings, with structured values JSON-encoded. */
+export function encodeNewTask(id: string, task: NewTask, now: number): Record<string, string> {
+  return {
+    id,
+    tenantId: task.tenantId,
+    conversationId: task.conversationId ?? '',
+    parentId: task.parentId ?? '',
+    kind: task.kind,
+    title: task.title,
+    input: JSON.stringify(task.input),
+    status: 'queued',
+    attempt: '1',
+    model: task.model,
+    completedUnits: task.totalUnits === null ? '' : '0',
+    totalUnits: task.totalUnits === null ? '' : String(task.totalUnits),
+    lastVerifiedStep: '0',
+    sliceCount: '0',
+    consecutiveErrors: '0',
+    retryCount: '0',
+    retryHistory: '[]',
+    exitCriteria: JSON.stringify(task.exitCriteria),
+    budgetUsd: String(task.budgetUsd),
+    spentUsd: '0',
+    createdAt: String(now),
+    updatedAt: String(now),
+    codeVersion: task.codeVersion,
+    sandbox: task.sandbox ? '1' : '0',
+    notify: JSON.stringify(task.notify),
+    agent: JSON.stringify(task.agent),
+  };
+}
+
+function optionalNumber(value: string | undefined): number | null {
+  return value === undefined || value === '' ? null : Number(value);
+}
+
+function optionalString(value: string | undefined): string | null {
+  return value === undefined || value === '' ? null : value;
+}
+
+function parseJson(field: string, value: string | undefined): unknown {
+  if (value === undefined || value === '') return null;
+  try {
+    return JSON.parse(value);
+  } catch {
+    throw new Error(`task field ${field} holds invalid JSON`);
+  }
+}
+
+export function decodeTask(hash: Record<string, string>): TaskRecord | null {
+  if (!hash.id || !hash.status) return null;
+  if (!isTaskStatus(hash.status)) throw new Error(`task ${hash.id} has unknown status ${hash.status}`);
+  const json = (field: string): unknown => (JSON_FIELDS.has(field) ? parseJson(field, hash[field]) : null);
+  return {
+    id: hash.id,
+    tenantId: hash.tenantId,
+    conversationId: optionalString(hash.conversationId),
+    parentId: optionalString(hash.parentId),
+    kind: hash.kind,
+    title: hash.title ?? '',
+    input: json('input'),
+    status: hash.status,
+    attempt: Number(hash.attempt),
+    model: hash.model ?? '',
+    currentStep: optionalString(hash.currentStep),
+    completedUnits: optionalNumber(hash.completedUnits),
+    totalUnits: optionalNumber(hash.totalUnits),
+    lastHeartbeatAt: optionalNumber(hash.lastHeartbeatAt),
+    lastVerifiedStep: Number(hash.lastVerifiedStep ?? 0),
+    sliceCount: Number(hash.sliceCount ?? 0),
+    consecutiveErrors: Number(hash.consecutiveErrors ?? 0),
+    retryCount: Number(hash.retryCount ?? 0),
+    retryHistory: (json('retryHistory') as TaskRecord['retryHistory']) ?? [],
+    exitCriteria: (json('exitCriteria') as TaskRecord['exitCriteria']) ?? [],
+    verification: json('verification') as TaskRecord['verification'],
+    result: json('result'),
+    failure: json('failure'),
+    budgetUsd: Number(hash.budgetUsd ?? 0),
+    spentUsd: Number(hash.spentUsd ?? 0),
+    createdAt: Number(hash.createdAt),
+    startedAt: optionalNumber(hash.startedAt),
+    updatedAt: Number(hash.updatedAt),
+    finishedAt: optionalNumber(hash.finishedAt),
+    lastUserUpdateAt: optionalNumber(hash.lastUserUpdateAt),
+    recoveryOwner: optionalString(hash.recoveryOwner),
+    recoveryLeaseExpiresAt: optionalNumber(hash.recoveryLeaseExpiresAt),
+    codeVersion: hash.codeVersion ?? '',
+    sandbox: hash.sandbox === '1',
+    notify: (json('notify') as TaskRecord['notify']) ?? {},
+    agent: (json('agent') as TaskRecord['agent']) ?? {},
+    workerId: optionalString(hash.workerId),
+  };
+}

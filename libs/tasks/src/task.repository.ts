@@ -1,0 +1,268 @@
+import { randomBytes } from 'node:crypto';
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
+import { decodeTask, encodeNewTask } from './task-codec';
+import {
+  IdempotencyConflictError,
+  IllegalTransitionError,
+  InvalidCursorError,
+  StaleAttemptError,
+  TaskNotActiveError,
+  TaskNotFoundError,
+} from './task-errors';
+import { loadTaskScripts, TaskScriptCode } from './task-scripts';
+import { TASK_STATUSES, TaskStatus } from './task-status';
+import type { FailureReason, NewTask, TaskRecord } from './task.types';
+
+export interface TransitionOptions {
+  /** The writer's attempt; omitted only for operator actions (stop, pause, resume, input). */
+  attempt?: number;
+  /** Compare-and-set: apply only if the stored status is one of these. */
+  from?: TaskStatus[];
+  fields?: Record<string, string | number | object | null>;
+  /** Marks the current attempt failed: appended to retryHistory, attempt and retryCount bumped. */
+  failedAttempt?: { model: string; reason: FailureReason; detail?: string };
+  eventType?: string;
+  eventData?: Record<string, unknown>;
+  increments?: Record<string, number>;
+  deadlineMs?: number;
+}
+
+export interface TransitionResult {
+  status: TaskStatus;
+  attempt: number;
+}
+
+export interface Progress {
+  currentStep?: string;
+  completedUnits?: number;
+  totalUnits?: number;
+}
+
+export interface TaskPage {
+  data: TaskRecord[];
+  nextCursor?: string;
+}
+
+type ScriptReply = [number, string, number];
+
+function stringifyFields(fields: TransitionOptions['fields']): string {
+  if (!fields) return '';
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields)) {
+    out[name] = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  }
+  return JSON.stringify(out);
+}
+
+/** The task record in Redis: every write goes through a Lua script; reads decode the hash. */
+@Injectable()
+export class TaskRepository {
+  readonly scripts: ScriptRunner;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+  ) {
+    this.scripts = loadTaskScripts(redis);
+  }
+
+  static newTaskId(): string {
+    return `tsk_${randomBytes(12).toString('hex')}`;
+  }
+
+  async create(
+    id: string,
+    task: NewTask,
+    requestHash = '',
+    now = Date.now(),
+  ): Promise<{ task: TaskRecord; created: boolean }> {
+    const shard = this.keys.shardOf(id);
+    const [code] = await this.scripts.run<[number, string]>(
+      'create-task',
+      [
+        this.keys.task(id),
+        this.keys.tenantIndex(shard, task.tenantId),
+        this.keys.tenantStatusIndex(shard, task.tenantId, 'queued'),
+        this.keys.events(shard),
+        this.keys.deadlineIndex(shard),
+        this.keys.expiryIndex(shard),
+        this.keys.updatesIndex(shard),
+      ],
+      [
+        id,
+        JSON.stringify(encodeNewTask(id, task, now)),
+        requestHash,
+        now,
+        now + this.config.staleAfterMs,
+        now + this.config.taskMaxDurationMs,
+        now + this.config.userUpdateIntervalMs,
+        this.config.eventStreamMaxLen,
+      ],
+    );
+    if (code === TaskScriptCode.IdempotencyConflict) throw new IdempotencyConflictError(id);
+    const stored = await this.get(id);
+    if (!stored) throw new TaskNotFoundError(id);
+    return { task: stored, created: code === TaskScriptCode.Created };
+  }
+
+  async get(id: string): Promise<TaskRecord | null> {
+    return decodeTask(await this.redis.hgetall(this.keys.task(id)));
+  }
+
+  async getForTenant(id: string, tenantId: string): Promise<TaskRecord> {
+    const task = /^[A-Za-z0-9_-]{1,80}$/.test(id) ? await this.get(id) : null;
+    // Another tenant's task is indistinguishable from a missing one.
+    if (!task || task.tenantId !== tenantId) throw new TaskNotFoundError(id);
+    return task;
+  }
+
+  transitionKeys(task: Pick<TaskRecord, 'id' | 'tenantId'>): string[] {
+    const shard = this.keys.shardOf(task.id);
+    return [
+      this.keys.task(task.id),
+      this.keys.events(shard),
+      this.keys.deadlineIndex(shard),
+      this.keys.verifyingIndex(shard),
+      this.keys.expiryIndex(shard),
+      this.keys.updatesIndex(shard),
+      ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, task.tenantId, status)),
+    ];
+  }
+
+  transitionArgs(
+    task: Pick<TaskRecord, 'id'>,
+    to: TaskStatus,
+    options: TransitionOptions,
+    now: number,
+  ): (string | number)[] {
+    return [
+      task.id,
+      to,
+      options.attempt === undefined ? '' : options.attempt,
+      options.from ? options.from.join(',') : '',
+      now,
+      options.deadlineMs ?? now + this.config.staleAfterMs,
+      stringifyFields(options.fields),
+      options.failedAttempt ? JSON.stringify({ ...options.failedAttempt, result: 'failed' }) : '',
+      options.eventType ?? '',
+      options.eventData ? JSON.stringify(options.eventData) : '',
+      this.config.eventStreamMaxLen,
+      options.increments ? JSON.stringify(options.increments) : '',
+    ];
+  }
+
+  /** The one way a task's status changes. Throws a typed error when the script refuses. */
+  async transition(
+    task: Pick<TaskRecord, 'id' | 'tenantId'>,
+    to: TaskStatus,
+    options: TransitionOptions = {},
+    now = Date.now(),
+  ): Promise<TransitionResult> {
+    const [code, status, attempt] = await this.scripts.run<ScriptReply>(
+      'transition-task',
+      this.transitionKeys(task),
+      this.transitionArgs(task, to, options, now),
+    );
+    return this.interpret(task.id, to, options.attempt, [code, status as TaskStatus, attempt]);
+  }
+
+  interpret(
+    taskId: string,
+    to: TaskStatus,
+    writerAttempt: number | undefined,
+    [code, status, attempt]: [number, TaskStatus, number],
+  ): TransitionResult {
+    switch (code) {
+      case TaskScriptCode.Applied:
+        return { status, attempt };
+      case TaskScriptCode.NotFound:
+        throw new TaskNotFoundError(taskId);
+      case TaskScriptCode.StaleAttempt:
+        throw new StaleAttemptError(taskId, writerAttempt ?? 0, attempt);
+      case TaskScriptCode.StatusMismatch:
+      case TaskScriptCode.NotAllowed:
+        throw new IllegalTransitionError(taskId, status, to);
+      case TaskScriptCode.NotActive:
+        throw new TaskNotActiveError(taskId, status);
+      default:
+        throw new Error(`transition-task returned unknown code ${code}`);
+    }
+  }
+
+  /** Fenced heartbeat with progress; throws when the writer must abandon its slice. */
+  async heartbeat(
+    taskId: string,
+    attempt: number,
+    progress: Progress,
+    emitEvent: boolean,
+    now = Date.now(),
+  ): Promise<void> {
+    const shard = this.keys.shardOf(taskId);
+    const fields: Record<string, string> = {};
+    if (progress.currentStep !== undefined) fields.currentStep = progress.currentStep;
+    if (progress.completedUnits !== undefined) fields.completedUnits = String(progress.completedUnits);
+    if (progress.totalUnits !== undefined) fields.totalUnits = String(progress.totalUnits);
+    const [code, status, stored] = await this.scripts.run<ScriptReply>(
+      'heartbeat-task',
+      [this.keys.task(taskId), this.keys.events(shard), this.keys.deadlineIndex(shard)],
+      [
+        attempt,
+        now,
+        now + this.config.staleAfterMs,
+        JSON.stringify(fields),
+        this.config.eventStreamMaxLen,
+        emitEvent ? '1' : '0',
+      ],
+    );
+    if (code === TaskScriptCode.Applied) return;
+    this.interpret(taskId, status as TaskStatus, attempt, [code, status as TaskStatus, stored]);
+  }
+
+  /** Newest first, across every shard, with an opaque cursor of (createdAt, id). */
+  async list(tenantId: string, options: { status?: TaskStatus; limit: number; cursor?: string }): Promise<TaskPage> {
+    const cursor = options.cursor ? decodeCursor(options.cursor) : undefined;
+    const max = cursor ? `(${cursor.createdAt}` : '+inf';
+    const pipeline = this.redis.pipeline();
+    for (const shard of this.keys.allShards()) {
+      const index = options.status
+        ? this.keys.tenantStatusIndex(shard, tenantId, options.status)
+        : this.keys.tenantIndex(shard, tenantId);
+      // Entries with the cursor's own timestamp are fetched separately so ties page correctly.
+      if (cursor) pipeline.zrangebyscore(index, cursor.createdAt, cursor.createdAt);
+      pipeline.zrevrangebyscore(index, max, '-inf', 'WITHSCORES', 'LIMIT', 0, options.limit + 1);
+    }
+    const replies = (await pipeline.exec()) ?? [];
+    const candidates: { id: string; createdAt: number }[] = [];
+    let reply = 0;
+    for (let shard = 0; shard < this.keys.shards; shard++) {
+      if (cursor) {
+        const ties = replies[reply++][1] as string[];
+        for (const id of ties) if (id < cursor.id) candidates.push({ id, createdAt: cursor.createdAt });
+      }
+      const flat = replies[reply++][1] as string[];
+      for (let i = 0; i < flat.length; i += 2) candidates.push({ id: flat[i], createdAt: Number(flat[i + 1]) });
+    }
+    candidates.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
+    const page = candidates.slice(0, options.limit);
+    const records = await Promise.all(page.map((entry) => this.get(entry.id)));
+    const data = records.filter((task): task is TaskRecord => task !== null);
+    const last = page[page.length - 1];
+    return candidates.length > options.limit && last
+      ? { data, nextCursor: encodeCursor(last.createdAt, last.id) }
+      : { data };
+  }
+}
+
+function encodeCursor(createdAt: number, id: string): string {
+  return Buffer.from(`${createdAt}:${id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string): { createdAt: number; id: string } {
+  const [createdAt, id] = Buffer.from(cursor, 'base64url').toString().split(':');
+  if (!/^\d+$/.test(createdAt ?? '') || !id) throw new InvalidCursorError();
+  return { createdAt: Number(createdAt), id };
+}

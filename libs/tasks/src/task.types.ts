@@ -1,0 +1,107 @@
+import type { TaskStatus } from './task-status';
+
+export type FailureReason = 'timeout' | 'crashed' | 'tool_error' | 'failed_verification' | 'limit';
+
+export interface RetryEntry {
+  attempt: number;
+  model: string;
+  result: 'failed';
+  reason: FailureReason;
+  detail?: string;
+  at: number;
+}
+
+export interface ExitCriterion {
+  check: string;
+  expected: unknown;
+  args?: Record<string, unknown>;
+}
+
+export interface CheckResult {
+  check: string;
+  expected: unknown;
+  actual: unknown;
+  passed: boolean;
+  detail?: string;
+}
+
+export interface Verification {
+  passed: boolean;
+  checks: CheckResult[];
+  at: number;
+}
+
+export interface ScriptedMisbehaviour {
+  crashAtStep?: number;
+  hangAtStep?: number;
+  falseFinishAfter?: number;
+  forgetProgress?: boolean;
+}
+
+export interface AgentOptions {
+  policy?: string[];
+  scripted?: ScriptedMisbehaviour;
+}
+
+export interface NotifyOptions {
+  webhookUrl?: string;
+}
+
+/** The task record: the source of truth about a task, kept in Redis outside every Worker. */
+export interface TaskRecord {
+  id: string;
+  tenantId: string;
+  conversationId: string | null;
+  parentId: string | null;
+  kind: string;
+  title: string;
+  input: unknown;
+  status: TaskStatus;
+  attempt: number;
+  model: string;
+  currentStep: string | null;
+  completedUnits: number | null;
+  totalUnits: number | null;
+  lastHeartbeatAt: number | null;
+  lastVerifiedStep: number;
+  sliceCount: number;
+  consecutiveErrors: number;
+  retryCount: number;
+  retryHistory: RetryEntry[];
+  exitCriteria: ExitCriterion[];
+  verification: Verification | null;
+  result: unknown;
+  failure: unknown;
+  budgetUsd: number;
+  spentUsd: number;
+  createdAt: number;
+  startedAt: number | null;
+  updatedAt: number;
+  finishedAt: number | null;
+  lastUserUpdateAt: number | null;
+  recoveryOwner: string | null;
+  recoveryLeaseExpiresAt: number | null;
+  codeVersion: string;
+  sandbox: boolean;
+  notify: NotifyOptions;
+  agent: AgentOptions;
+  workerId: string | null;
+}
+
+/** What a caller supplies to create a task; the rest is derived. */
+export interface NewTask {
+  tenantId: string;
+  kind: string;
+  title: string;
+  input: unknown;
+  exitCriteria: ExitCriterion[];
+  budgetUsd: number;
+  model: string;
+  totalUnits: number | null;
+  conversationId?: string;
+  parentId?: string;
+  sandbox: boolean;
+  notify: NotifyOptions;
+  agent: AgentOptions;
+  codeVersion: string;
+}

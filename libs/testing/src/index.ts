@@ -1,0 +1,2 @@
+export * from './redis-test-context';
+export * from './task-factory';
