@@ -1,3 +1,3 @@
 export * from './config';
-export * from './config.module';
+export * from './config.token';
 export { ConfigError } from './env-parsers';

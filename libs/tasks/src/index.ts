@@ -5,3 +5,4 @@ export * from './task-codec';
 export * from './task-scripts';
 export * from './task.repository';
 export * from './tasks.module';
+export * from './control-signals';

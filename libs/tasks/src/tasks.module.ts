@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ControlSignals } from './control-signals';
 import { TaskRepository } from './task.repository';
 
-@Module({ providers: [TaskRepository], exports: [TaskRepository] })
+@Module({ providers: [TaskRepository, ControlSignals], exports: [TaskRepository, ControlSignals] })
 export class TasksModule {}

@@ -1,0 +1,18 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { VigilConfig } from '@vigil/config';
+import { ControlModule } from '@vigil/control';
+import { PlatformModule } from '@vigil/platform';
+import { AdminModule } from './admin.module';
+import { TasksController } from './tasks.controller';
+import { VersionController } from './version.controller';
+
+@Module({})
+export class ApiModule {
+  static forRoot(config: VigilConfig): DynamicModule {
+    return {
+      module: ApiModule,
+      imports: [PlatformModule.forRoot(config, 'api'), ControlModule.forRoot(config), AdminModule.forRoot(config)],
+      controllers: [TasksController, VersionController],
+    };
+  }
+}

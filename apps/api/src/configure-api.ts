@@ -1,0 +1,13 @@
+import { INestApplication, ValidationPipe } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import { ErrorFilter } from './http/error.filter';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** HTTP settings shared by main.ts and the end-to-end tests. */
+export function configureApi(app: INestApplication): void {
+  const express = app as NestExpressApplication;
+  express.useBodyParser('json', { limit: MAX_BODY_BYTES });
+  app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
+  app.useGlobalFilters(new ErrorFilter());
+}

@@ -1,0 +1,75 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { WebhookTargetError } from '@vigil/control';
+import { UnknownKindError } from '@vigil/kinds';
+import {
+  DomainError,
+  IdempotencyConflictError,
+  IllegalTransitionError,
+  InvalidCursorError,
+  InvalidTaskInputError,
+  StaleAttemptError,
+  TaskNotActiveError,
+  TaskNotFoundError,
+} from '@vigil/tasks';
+
+function statusOf(error: DomainError): number {
+  if (error instanceof TaskNotFoundError) return HttpStatus.NOT_FOUND;
+  if (error instanceof IllegalTransitionError) return HttpStatus.CONFLICT;
+  if (error instanceof StaleAttemptError || error instanceof TaskNotActiveError) return HttpStatus.CONFLICT;
+  if (error instanceof IdempotencyConflictError) return HttpStatus.UNPROCESSABLE_ENTITY;
+  if (
+    error instanceof InvalidTaskInputError ||
+    error instanceof UnknownKindError ||
+    error instanceof WebhookTargetError ||
+    error instanceof InvalidCursorError
+  ) {
+    return HttpStatus.BAD_REQUEST;
+  }
+  return HttpStatus.INTERNAL_SERVER_ERROR;
+}
+
+const REASONS: Record<number, string> = {
+  400: 'Bad Request',
+  401: 'Unauthorized',
+  404: 'Not Found',
+  409: 'Conflict',
+  413: 'Payload Too Large',
+  422: 'Unprocessable Entity',
+  429: 'Too Many Requests',
+  500: 'Internal Server Error',
+};
+
+/** The one place errors become HTTP: always `{statusCode, error, message}`. */
+@Catch()
+export class ErrorFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ErrorFilter');
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const response = host.switchToHttp().getResponse<Response>();
+    let statusCode = HttpStatus.INTERNAL_SERVER_ERROR;
+    let message = 'internal error';
+    const extra: Record<string, unknown> = {};
+    if (exception instanceof HttpException) {
+      statusCode = exception.getStatus();
+      const body = exception.getResponse();
+      const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
+      message = Array.isArray(raw) ? raw.join('; ') : String(raw ?? exception.message);
+    } else if (exception instanceof DomainError) {
+      statusCode = statusOf(exception);
+      message = exception.message;
+      if (exception instanceof IllegalTransitionError) extra.currentStatus = exception.currentStatus;
+    } else if (isBodyParserError(exception)) {
+      statusCode = exception.status;
+      message = exception.type === 'entity.too.large' ? 'request body is too large' : 'request body is not valid JSON';
+    }
+    if (statusCode >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
+    response
+      .status(statusCode)
+      .json({ statusCode, error: REASONS[statusCode] ?? HttpStatus[statusCode] ?? 'Error', message, ...extra });
+  }
+}
+
+function isBodyParserError(error: unknown): error is { status: number; type: string } {
+  return typeof error === 'object' && error !== null && 'type' in error && 'status' in error;
+}

@@ -1,0 +1,113 @@
+import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import {
+  CreateTaskDto,
+  CreateTaskUseCase,
+  PauseTaskUseCase,
+  ProvideInputDto,
+  ProvideInputUseCase,
+  ResumeTaskUseCase,
+  StopTaskUseCase,
+  TaskLogs,
+  toTaskView,
+} from '@vigil/control';
+import { TASK_STATUSES, TaskRepository, TaskStatus } from '@vigil/tasks';
+import { ApiKeyGuard } from './http/api-key.guard';
+import { Tenant } from './http/tenant.decorator';
+
+class PageQuery {
+  @IsOptional()
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(100)
+  limit?: number;
+
+  @IsOptional()
+  @IsString()
+  @MaxLength(200)
+  cursor?: string;
+}
+
+class ListTasksQuery extends PageQuery {
+  @IsOptional()
+  @IsIn(TASK_STATUSES)
+  status?: TaskStatus;
+}
+
+@Controller('v1/tasks')
+@UseGuards(ApiKeyGuard)
+export class TasksController {
+  constructor(
+    private readonly createTask: CreateTaskUseCase,
+    private readonly stopTask: StopTaskUseCase,
+    private readonly pauseTask: PauseTaskUseCase,
+    private readonly resumeTask: ResumeTaskUseCase,
+    private readonly provideInput: ProvideInputUseCase,
+    private readonly tasks: TaskRepository,
+    private readonly logs: TaskLogs,
+  ) {}
+
+  @Post()
+  async create(
+    @Tenant() tenantId: string,
+    @Body() body: CreateTaskDto,
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Res({ passthrough: true }) response: Response,
+  ) {
+    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
+      response.status(400);
+      return { statusCode: 400, error: 'Bad Request', message: 'Idempotency-Key must be 1-255 visible ASCII characters' };
+    }
+    const { task, created } = await this.createTask.execute(tenantId, body, idempotencyKey);
+    if (!created) response.setHeader('Idempotent-Replayed', 'true');
+    return toTaskView(task);
+  }
+
+  @Get()
+  async list(@Tenant() tenantId: string, @Query() query: ListTasksQuery) {
+    const page = await this.tasks.list(tenantId, { status: query.status, limit: query.limit ?? 20, cursor: query.cursor });
+    return { data: page.data.map(toTaskView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
+  }
+
+  @Get(':id')
+  async get(@Tenant() tenantId: string, @Param('id') id: string) {
+    return toTaskView(await this.tasks.getForTenant(id, tenantId));
+  }
+
+  @Post(':id/stop')
+  @HttpCode(200)
+  async stop(@Tenant() tenantId: string, @Param('id') id: string) {
+    return toTaskView(await this.stopTask.execute(tenantId, id));
+  }
+
+  @Post(':id/pause')
+  @HttpCode(200)
+  async pause(@Tenant() tenantId: string, @Param('id') id: string) {
+    return toTaskView(await this.pauseTask.execute(tenantId, id));
+  }
+
+  @Post(':id/resume')
+  @HttpCode(200)
+  async resume(@Tenant() tenantId: string, @Param('id') id: string) {
+    return toTaskView(await this.resumeTask.execute(tenantId, id));
+  }
+
+  @Post(':id/input')
+  @HttpCode(200)
+  async input(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: ProvideInputDto) {
+    return toTaskView(await this.provideInput.execute(tenantId, id, body));
+  }
+
+  @Get(':id/actions')
+  actions(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
+    return this.logs.actions(tenantId, id, query.limit ?? 100, query.cursor);
+  }
+
+  @Get(':id/messages')
+  messages(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
+    return this.logs.messages(tenantId, id, query.limit ?? 100, query.cursor);
+  }
+}

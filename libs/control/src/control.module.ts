@@ -1,0 +1,27 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import type { VigilConfig } from '@vigil/config';
+import { KindsModule } from '@vigil/kinds';
+import { QueueModule } from '@vigil/queue';
+import { TasksModule } from '@vigil/tasks';
+import { CreateTaskUseCase } from './create-task.use-case';
+import { PauseTaskUseCase } from './pause-task.use-case';
+import { ProvideInputUseCase } from './provide-input.use-case';
+import { ResumeTaskUseCase } from './resume-task.use-case';
+import { StopTaskUseCase } from './stop-task.use-case';
+import { TaskLogs } from './task-logs';
+
+const USE_CASES = [CreateTaskUseCase, StopTaskUseCase, PauseTaskUseCase, ResumeTaskUseCase, ProvideInputUseCase, TaskLogs];
+
+/** What a user can ask of a task; the API's controllers call only these. */
+@Module({})
+export class ControlModule {
+  static forRoot(config: VigilConfig): DynamicModule {
+    const queues = QueueModule.forRoot(config);
+    return {
+      module: ControlModule,
+      imports: [TasksModule, KindsModule, queues],
+      providers: USE_CASES,
+      exports: [...USE_CASES, TasksModule, queues],
+    };
+  }
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { KindRegistry, validateKindInput } from '@vigil/kinds';
+import { TurnQueue } from '@vigil/queue';
+import { InvalidTaskInputError, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { CODE_VERSION } from './code-version';
+import type { CreateTaskDto } from './create-task.dto';
+import { assertWebhookTarget } from './webhook-target';
+
+export interface CreateTaskResult {
+  task: TaskRecord;
+  created: boolean;
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : 1));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value);
+}
+
+@Injectable()
+export class CreateTaskUseCase {
+  private readonly logger = new Logger(CreateTaskUseCase.name);
+
+  constructor(
+    private readonly tasks: TaskRepository,
+    private readonly kinds: KindRegistry,
+    private readonly turns: TurnQueue,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+  ) {}
+
+  async execute(tenantId: string, dto: CreateTaskDto, idempotencyKey?: string): Promise<CreateTaskResult> {
+    const kind = this.kinds.get(dto.kind);
+    const input = validateKindInput(kind, dto.input);
+    const unknownChecks = (dto.exitCriteria ?? []).filter((criterion) => !kind.checkNames.includes(criterion.check));
+    if (unknownChecks.length > 0) {
+      throw new InvalidTaskInputError(
+        unknownChecks.map((c) => `exitCriteria: ${dto.kind} has no check "${c.check}" (has ${kind.checkNames.join(', ')})`),
+      );
+    }
+    if (dto.notify?.webhookUrl) await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
+
+    const policy = dto.agent?.policy ?? this.config.retryPolicy;
+    const requestHash = idempotencyKey ? createHash('sha256').update(canonicalJson(dto)).digest('hex') : '';
+    const id = idempotencyKey
+      ? `tsk_${createHash('sha256').update(`${tenantId}\n${idempotencyKey}`).digest('hex').slice(0, 24)}`
+      : TaskRepository.newTaskId();
+
+    const { task, created } = await this.tasks.create(
+      id,
+      {
+        tenantId,
+        kind: kind.name,
+        title: dto.title ?? kind.defaultTitle(input),
+        input,
+        exitCriteria: dto.exitCriteria ?? kind.defaultExitCriteria(input),
+        budgetUsd: dto.budgetUsd ?? this.config.taskBudgetUsd,
+        model: policy[0],
+        totalUnits: kind.totalUnits(input),
+        conversationId: dto.conversationId,
+        parentId: dto.parentId,
+        sandbox: dto.sandbox ?? false,
+        notify: dto.notify ?? {},
+        agent: { ...dto.agent, policy },
+        codeVersion: CODE_VERSION.label,
+      },
+      requestHash,
+    );
+    if (created) {
+      try {
+        await this.turns.publish({ taskId: task.id, attempt: 1, slice: 1, reason: 'created' });
+      } catch (error) {
+        // The task is durable; the Watcher republishes a queued task whose slice job is missing.
+        this.logger.error(`enqueueing first slice of ${task.id} failed: ${String(error)}`);
+      }
+    }
+    return { task, created };
+  }
+}

@@ -1,0 +1,17 @@
+import { Injectable } from '@nestjs/common';
+import { ControlSignals, TaskRecord, TaskRepository } from '@vigil/tasks';
+
+@Injectable()
+export class PauseTaskUseCase {
+  constructor(
+    private readonly tasks: TaskRepository,
+    private readonly signals: ControlSignals,
+  ) {}
+
+  async execute(tenantId: string, taskId: string): Promise<TaskRecord> {
+    const task = await this.tasks.getForTenant(taskId, tenantId);
+    await this.tasks.transition(task, 'paused', { eventData: { by: 'user' } });
+    await this.signals.publish({ taskId, action: 'pause' });
+    return this.tasks.getForTenant(taskId, tenantId);
+  }
+}

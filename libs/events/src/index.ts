@@ -1,0 +1,2 @@
+export * from './task-event';
+export * from './stream-consumer';

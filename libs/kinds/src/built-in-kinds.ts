@@ -1,0 +1,5 @@
+import type { TaskKind } from './task-kind';
+import { noopKind } from './noop/noop.kind';
+
+/** Adding a kind is adding it here: no app changes. */
+export const BUILT_IN_KINDS: TaskKind[] = [noopKind as TaskKind];

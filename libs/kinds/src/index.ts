@@ -1,0 +1,5 @@
+export * from './task-kind';
+export * from './validate-input';
+export * from './kind-registry';
+export * from './kinds.module';
+export * from './noop/noop.kind';

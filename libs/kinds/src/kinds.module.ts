@@ -1,0 +1,5 @@
+import { Module } from '@nestjs/common';
+import { KindRegistry } from './kind-registry';
+
+@Module({ providers: [KindRegistry], exports: [KindRegistry] })
+export class KindsModule {}

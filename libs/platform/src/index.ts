@@ -1,0 +1,4 @@
+export * from './bootstrap';
+export * from './platform.module';
+export * from './metrics';
+export * from './redis.health';

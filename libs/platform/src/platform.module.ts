@@ -1,0 +1,39 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { TerminusModule } from '@nestjs/terminus';
+import { LoggerModule } from 'nestjs-pino';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { RedisModule } from '@vigil/redis';
+import { HealthController } from './health.controller';
+import { RedisHealthIndicator } from './redis.health';
+import { MetricsController } from './metrics.controller';
+import { METRICS_REGISTRY, createMetricsRegistry } from './metrics';
+
+/** What every app shares: config, Redis, structured logs, /health and /metrics. */
+@Module({})
+export class PlatformModule {
+  static forRoot(config: VigilConfig, app: string): DynamicModule {
+    return {
+      module: PlatformModule,
+      global: true,
+      imports: [
+        RedisModule,
+        TerminusModule,
+        LoggerModule.forRoot({
+          pinoHttp: {
+            level: config.logLevel,
+            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            base: { app: `vigil-${app}`, pid: process.pid },
+            autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
+          },
+        }),
+      ],
+      controllers: [HealthController, MetricsController],
+      providers: [
+        { provide: VIGIL_CONFIG, useValue: config },
+        { provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry(app) },
+        RedisHealthIndicator,
+      ],
+      exports: [VIGIL_CONFIG, METRICS_REGISTRY, RedisHealthIndicator],
+    };
+  }
+}

@@ -1,0 +1,3 @@
+export * from './turn-job';
+export * from './turn-queue';
+export * from './queue.module';

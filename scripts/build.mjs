@@ -1,0 +1,28 @@
+// Compiles every app and lib with tsc, rewrites @vigil/* imports to relative paths, and copies the
+// Lua scripts beside the compiled code that loads them.
+import { execFileSync } from 'node:child_process';
+import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const bin = (name) => join(root, 'node_modules', '.bin', name);
+const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
+
+rmSync(join(root, 'dist'), { recursive: true, force: true });
+run(bin('tsc'), ['-p', 'tsconfig.build.json']);
+run(bin('tsc-alias'), ['-p', 'tsconfig.build.json']);
+
+let copied = 0;
+function copyLua(dir) {
+  for (const name of readdirSync(dir)) {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) copyLua(path);
+    else if (name.endsWith('.lua')) {
+      cpSync(path, join(root, 'dist', relative(root, path)));
+      copied++;
+    }
+  }
+}
+copyLua(join(root, 'libs'));
+console.log(`build: compiled to dist/, copied ${copied} Lua scripts`);
