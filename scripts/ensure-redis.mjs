@@ -29,13 +29,19 @@ const local = ['127.0.0.1', 'localhost', '::1'].includes(host);
 const which = spawnSync('sh', ['-c', 'command -v redis-server']);
 if (!local || which.status !== 0) {
   console.error(`Redis does not answer at ${url.href}${local ? ' and redis-server is not installed' : ''}.`);
-  console.error('Start Redis (e.g. `apt-get install redis-server` or `docker run -p 6379:6379 redis:7`) and retry.');
+  console.error(
+    'Start Redis (e.g. `apt-get install redis-server` or `docker run -p 6379:6379 redis:7`) and retry.',
+  );
   process.exit(1);
 }
 console.error(`Redis does not answer at ${host}:${port}; starting a local redis-server...`);
-const started = spawnSync('redis-server', ['--daemonize', 'yes', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-  stdio: 'inherit',
-});
+const started = spawnSync(
+  'redis-server',
+  ['--daemonize', 'yes', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+  {
+    stdio: 'inherit',
+  },
+);
 if (started.status !== 0) process.exit(1);
 for (let i = 0; i < 50; i++) {
   if (await ping()) {

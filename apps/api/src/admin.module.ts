@@ -29,8 +29,16 @@ export class AdminModule {
     return {
       module: AdminModule,
       imports: [
-        BullBoardModule.forRoot({ route: '/admin/queues', adapter: ExpressAdapter, middleware: basicAuth(config.adminPassword) }),
-        ...keys.allShards().map((shard) => BullBoardModule.forFeature({ name: keys.turnQueueName(shard), adapter: BullMQAdapter })),
+        BullBoardModule.forRoot({
+          route: '/admin/queues',
+          adapter: ExpressAdapter,
+          middleware: basicAuth(config.adminPassword),
+        }),
+        ...keys
+          .allShards()
+          .map((shard) =>
+            BullBoardModule.forFeature({ name: keys.turnQueueName(shard), adapter: BullMQAdapter }),
+          ),
       ],
     };
   }

@@ -11,7 +11,11 @@ export class ApiModule {
   static forRoot(config: VigilConfig): DynamicModule {
     return {
       module: ApiModule,
-      imports: [PlatformModule.forRoot(config, 'api'), ControlModule.forRoot(config), AdminModule.forRoot(config)],
+      imports: [
+        PlatformModule.forRoot(config, 'api'),
+        ControlModule.forRoot(config),
+        AdminModule.forRoot(config),
+      ],
       controllers: [TasksController, VersionController],
     };
   }

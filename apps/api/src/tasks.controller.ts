@@ -59,7 +59,11 @@ export class TasksController {
   ) {
     if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
       response.status(400);
-      return { statusCode: 400, error: 'Bad Request', message: 'Idempotency-Key must be 1-255 visible ASCII characters' };
+      return {
+        statusCode: 400,
+        error: 'Bad Request',
+        message: 'Idempotency-Key must be 1-255 visible ASCII characters',
+      };
     }
     const { task, created } = await this.createTask.execute(tenantId, body, idempotencyKey);
     if (!created) response.setHeader('Idempotent-Replayed', 'true');
@@ -68,7 +72,11 @@ export class TasksController {
 
   @Get()
   async list(@Tenant() tenantId: string, @Query() query: ListTasksQuery) {
-    const page = await this.tasks.list(tenantId, { status: query.status, limit: query.limit ?? 20, cursor: query.cursor });
+    const page = await this.tasks.list(tenantId, {
+      status: query.status,
+      limit: query.limit ?? 20,
+      cursor: query.cursor,
+    });
     return { data: page.data.map(toTaskView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 

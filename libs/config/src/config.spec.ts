@@ -24,7 +24,10 @@ describe('loadConfig', () => {
 
   it.each([
     [{ STALE_AFTER_MS: 'abc' }, /STALE_AFTER_MS must be an integer/],
-    [{ HEARTBEAT_INTERVAL_MS: '5000', STALE_AFTER_MS: '5000' }, /STALE_AFTER_MS \(5000\) must be larger than HEARTBEAT_INTERVAL_MS/],
+    [
+      { HEARTBEAT_INTERVAL_MS: '5000', STALE_AFTER_MS: '5000' },
+      /STALE_AFTER_MS \(5000\) must be larger than HEARTBEAT_INTERVAL_MS/,
+    ],
     [{ SHARDS: '0' }, /SHARDS must be between 1/],
     [{ RETRY_POLICY: 'opus,gpt' }, /RETRY_POLICY may only name/],
     [{ REDIS_URL: 'http://x' }, /REDIS_URL must use redis:/],

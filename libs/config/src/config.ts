@@ -62,7 +62,13 @@ const DEFAULT_API_KEYS = 'local:local-dev-key';
 function parseApiKeys(value: string): ApiKey[] {
   return value.split(',').map((entry) => {
     const [tenantId, key, extra] = entry.trim().split(':');
-    if (!tenantId || !key || extra !== undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(tenantId) || key.length < 8) {
+    if (
+      !tenantId ||
+      !key ||
+      extra !== undefined ||
+      !/^[A-Za-z0-9_-]{1,64}$/.test(tenantId) ||
+      key.length < 8
+    ) {
       throw new ConfigError(
         `API_KEYS must be a comma-separated list of tenant:key pairs (tenant [A-Za-z0-9_-], key of 8+ characters), got "${entry}"`,
       );

@@ -13,16 +13,28 @@ function raw(env: Env, name: string): string | undefined {
   return value === undefined || value.trim() === '' ? undefined : value.trim();
 }
 
-export function readInt(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+export function readInt(
+  env: Env,
+  name: string,
+  fallback: number,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number {
   const value = raw(env, name);
   if (value === undefined) return fallback;
   if (!/^-?\d+$/.test(value)) throw new ConfigError(`${name} must be an integer, got "${value}"`);
   const parsed = Number(value);
-  if (parsed < min || parsed > max) throw new ConfigError(`${name} must be between ${min} and ${max}, got ${parsed}`);
+  if (parsed < min || parsed > max)
+    throw new ConfigError(`${name} must be between ${min} and ${max}, got ${parsed}`);
   return parsed;
 }
 
-export function readNumber(env: Env, name: string, fallback: number | undefined, min = 0): number | undefined {
+export function readNumber(
+  env: Env,
+  name: string,
+  fallback: number | undefined,
+  min = 0,
+): number | undefined {
   const value = raw(env, name);
   if (value === undefined) return fallback;
   const parsed = Number(value);
@@ -47,7 +59,12 @@ export function readBool(env: Env, name: string, fallback: boolean): boolean {
   throw new ConfigError(`${name} must be true or false, got "${value}"`);
 }
 
-export function readUrl(env: Env, name: string, fallback: string | undefined, protocols: string[]): string | undefined {
+export function readUrl(
+  env: Env,
+  name: string,
+  fallback: string | undefined,
+  protocols: string[],
+): string | undefined {
   const value = raw(env, name) ?? fallback;
   if (value === undefined) return undefined;
   let url: URL;

@@ -3,7 +3,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 function packageVersion(): string {
-  for (const candidate of [join(process.cwd(), 'package.json'), join(__dirname, '../../../../package.json')]) {
+  for (const candidate of [
+    join(process.cwd(), 'package.json'),
+    join(__dirname, '../../../../package.json'),
+  ]) {
     try {
       return (JSON.parse(readFileSync(candidate, 'utf8')) as { version: string }).version;
     } catch {

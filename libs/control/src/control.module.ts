@@ -10,7 +10,14 @@ import { ResumeTaskUseCase } from './resume-task.use-case';
 import { StopTaskUseCase } from './stop-task.use-case';
 import { TaskLogs } from './task-logs';
 
-const USE_CASES = [CreateTaskUseCase, StopTaskUseCase, PauseTaskUseCase, ResumeTaskUseCase, ProvideInputUseCase, TaskLogs];
+const USE_CASES = [
+  CreateTaskUseCase,
+  StopTaskUseCase,
+  PauseTaskUseCase,
+  ResumeTaskUseCase,
+  ProvideInputUseCase,
+  TaskLogs,
+];
 
 /** What a user can ask of a task; the API's controllers call only these. */
 @Module({})

@@ -38,13 +38,18 @@ export class CreateTaskUseCase {
   async execute(tenantId: string, dto: CreateTaskDto, idempotencyKey?: string): Promise<CreateTaskResult> {
     const kind = this.kinds.get(dto.kind);
     const input = validateKindInput(kind, dto.input);
-    const unknownChecks = (dto.exitCriteria ?? []).filter((criterion) => !kind.checkNames.includes(criterion.check));
+    const unknownChecks = (dto.exitCriteria ?? []).filter(
+      (criterion) => !kind.checkNames.includes(criterion.check),
+    );
     if (unknownChecks.length > 0) {
       throw new InvalidTaskInputError(
-        unknownChecks.map((c) => `exitCriteria: ${dto.kind} has no check "${c.check}" (has ${kind.checkNames.join(', ')})`),
+        unknownChecks.map(
+          (c) => `exitCriteria: ${dto.kind} has no check "${c.check}" (has ${kind.checkNames.join(', ')})`,
+        ),
       );
     }
-    if (dto.notify?.webhookUrl) await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
+    if (dto.notify?.webhookUrl)
+      await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
 
     const policy = dto.agent?.policy ?? this.config.retryPolicy;
     const requestHash = idempotencyKey ? createHash('sha256').update(canonicalJson(dto)).digest('hex') : '';

@@ -37,7 +37,8 @@ export async function assertWebhookTarget(url: string, allowPrivate: boolean): P
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
     throw new WebhookTargetError('notify.webhookUrl must use http or https');
   }
-  if (parsed.username || parsed.password) throw new WebhookTargetError('notify.webhookUrl must not carry credentials');
+  if (parsed.username || parsed.password)
+    throw new WebhookTargetError('notify.webhookUrl must not carry credentials');
   if (allowPrivate) return;
   const host = parsed.hostname.replace(/^\[|\]$/g, '');
   let addresses: string[];

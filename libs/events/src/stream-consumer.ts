@@ -59,7 +59,13 @@ export class StreamConsumer {
 
   private async ensureGroup(shard: number): Promise<void> {
     try {
-      await this.redis.xgroup('CREATE', this.keys.events(shard), this.options.group, this.options.startId ?? '$', 'MKSTREAM');
+      await this.redis.xgroup(
+        'CREATE',
+        this.keys.events(shard),
+        this.options.group,
+        this.options.startId ?? '$',
+        'MKSTREAM',
+      );
     } catch (error) {
       if (!String(error).includes('BUSYGROUP')) throw error;
     }

@@ -6,9 +6,10 @@ import type { TaskKind } from './task-kind';
 function flatten(errors: ValidationError[], path: string): string[] {
   return errors.flatMap((error) => {
     const field = Array.isArray(error.target) ? `${path}[${error.property}]` : `${path}.${error.property}`;
-    const own = Object.values(error.constraints ?? {}).map((message) =>
-      message.startsWith(error.property) ? `${field}${message.slice(error.property.length)}` : `${field}: ${message}`,
-    );
+    const own = Object.values(error.constraints ?? {}).map((message) => {
+      const subject = [`property ${error.property}`, error.property].find((s) => message.startsWith(s));
+      return subject ? `${field}${message.slice(subject.length)}` : `${field}: ${message}`;
+    });
     return [...own, ...flatten(error.children ?? [], field)];
   });
 }

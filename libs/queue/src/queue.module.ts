@@ -3,6 +3,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
+import { bullConnection } from './bull-connection';
 import { TURN_QUEUES, TurnQueue } from './turn-queue';
 
 /** Registers one turn queue per shard through @nestjs/bullmq and exposes them as TurnQueue. */
@@ -11,16 +12,7 @@ export class QueueModule {
   static forRoot(config: VigilConfig): DynamicModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     const names = keys.allShards().map((shard) => keys.turnQueueName(shard));
-    const url = new URL(config.redisUrl);
-    const connection = {
-      host: url.hostname,
-      port: Number(url.port || 6379),
-      username: url.username || undefined,
-      password: url.password ? decodeURIComponent(url.password) : undefined,
-      db: url.pathname.length > 1 ? Number(url.pathname.slice(1)) : 0,
-      tls: url.protocol === 'rediss:' ? {} : undefined,
-      maxRetriesPerRequest: null,
-    };
+    const connection = bullConnection(config.redisUrl);
     const queues = BullModule.registerQueue(...names.map((name) => ({ name })));
     return {
       module: QueueModule,

@@ -22,7 +22,10 @@ export class TurnQueue {
   }
 
   async publish(job: TurnJob): Promise<string> {
-    const added = await this.queueFor(job.taskId).add(TURN_JOB_NAME, job, { ...TURN_JOB_OPTIONS, jobId: turnJobId(job) });
+    const added = await this.queueFor(job.taskId).add(TURN_JOB_NAME, job, {
+      ...TURN_JOB_OPTIONS,
+      jobId: turnJobId(job),
+    });
     return added.id ?? turnJobId(job);
   }
 

@@ -39,7 +39,12 @@ export class ScriptRunner {
   }
 
   /** The same call queued on a pipeline, for batching several scripts in one round trip. */
-  queue(pipeline: ReturnType<Redis['pipeline']>, name: string, keys: string[], args: (string | number)[]): void {
+  queue(
+    pipeline: ReturnType<Redis['pipeline']>,
+    name: string,
+    keys: string[],
+    args: (string | number)[],
+  ): void {
     const command = (pipeline as unknown as Record<string, ScriptCommand>)[name];
     void command.call(pipeline, ...keys, ...args);
   }

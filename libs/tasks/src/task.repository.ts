@@ -223,7 +223,10 @@ export class TaskRepository {
   }
 
   /** Newest first, across every shard, with an opaque cursor of (createdAt, id). */
-  async list(tenantId: string, options: { status?: TaskStatus; limit: number; cursor?: string }): Promise<TaskPage> {
+  async list(
+    tenantId: string,
+    options: { status?: TaskStatus; limit: number; cursor?: string },
+  ): Promise<TaskPage> {
     const cursor = options.cursor ? decodeCursor(options.cursor) : undefined;
     const max = cursor ? `(${cursor.createdAt}` : '+inf';
     const pipeline = this.redis.pipeline();
@@ -244,7 +247,8 @@ export class TaskRepository {
         for (const id of ties) if (id < cursor.id) candidates.push({ id, createdAt: cursor.createdAt });
       }
       const flat = replies[reply++][1] as string[];
-      for (let i = 0; i < flat.length; i += 2) candidates.push({ id: flat[i], createdAt: Number(flat[i + 1]) });
+      for (let i = 0; i < flat.length; i += 2)
+        candidates.push({ id: flat[i], createdAt: Number(flat[i + 1]) });
     }
     candidates.sort((a, b) => b.createdAt - a.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0));
     const page = candidates.slice(0, options.limit);

@@ -6,7 +6,16 @@ import { TaskRepository } from './task.repository';
 /** The contract, written independently of the Lua table it checks. */
 const ALLOWED: Record<TaskStatus, TaskStatus[]> = {
   queued: ['running', 'paused', 'cancelled', 'retrying', 'failed'],
-  running: ['queued', 'waiting_on_tool', 'waiting_on_human', 'verifying', 'paused', 'cancelled', 'retrying', 'failed'],
+  running: [
+    'queued',
+    'waiting_on_tool',
+    'waiting_on_human',
+    'verifying',
+    'paused',
+    'cancelled',
+    'retrying',
+    'failed',
+  ],
   waiting_on_tool: [
     'running',
     'queued',
@@ -65,8 +74,12 @@ describe('transition-task.lua', () => {
     expect(await ctx.redis.zscore(queuedIndex, task.id)).not.toBeNull();
     await repo.transition(task, 'running', { attempt: 1 }, 1_000);
     expect(await ctx.redis.zscore(queuedIndex, task.id)).toBeNull();
-    expect(await ctx.redis.zscore(ctx.keys.tenantStatusIndex(0, 'globex', 'running'), task.id)).not.toBeNull();
-    expect(Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id))).toBe(1_000 + ctx.config.staleAfterMs);
+    expect(
+      await ctx.redis.zscore(ctx.keys.tenantStatusIndex(0, 'globex', 'running'), task.id),
+    ).not.toBeNull();
+    expect(Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id))).toBe(
+      1_000 + ctx.config.staleAfterMs,
+    );
     await repo.transition(task, 'verifying', { attempt: 1 });
     expect(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id)).toBeNull();
     expect(await ctx.redis.zscore(ctx.keys.verifyingIndex(0), task.id)).not.toBeNull();
@@ -79,31 +92,41 @@ describe('transition-task.lua', () => {
     expect(stored?.finishedAt).not.toBeNull();
     const events = await ctx.redis.xrange(ctx.keys.events(0), '-', '+');
     const mine = events.map(([, fields]) => fields).filter((fields) => fields[3] === task.id);
-    expect(mine.map((fields) => fields[1])).toEqual(['task.created', 'task.started', 'task.verifying', 'task.completed']);
+    expect(mine.map((fields) => fields[1])).toEqual([
+      'task.created',
+      'task.started',
+      'task.verifying',
+      'task.completed',
+    ]);
   });
 
   it('fences: after attempt 2 starts, every write tagged attempt 1 is rejected and changes nothing', async () => {
     const { task } = await repo.create('fence1', newNoopTask());
     await repo.transition(task, 'running', { attempt: 1 });
-    await repo.transition(task, 'retrying', { attempt: 1, failedAttempt: { model: 'opus', reason: 'timeout' } });
+    await repo.transition(task, 'retrying', {
+      attempt: 1,
+      failedAttempt: { model: 'opus', reason: 'timeout' },
+    });
     await repo.transition(task, 'queued', { attempt: 2 });
     await repo.transition(task, 'running', { attempt: 2 });
     const before = await ctx.redis.hgetall(ctx.keys.task(task.id));
     const streamBefore = await ctx.redis.xlen(ctx.keys.events(0));
 
-    await expect(repo.heartbeat(task.id, 1, { currentStep: 'zombie', completedUnits: 99 }, true)).rejects.toBeInstanceOf(
-      StaleAttemptError,
-    );
+    await expect(
+      repo.heartbeat(task.id, 1, { currentStep: 'zombie', completedUnits: 99 }, true),
+    ).rejects.toBeInstanceOf(StaleAttemptError);
     for (const to of TASK_STATUSES) {
-      await expect(repo.transition(task, to, { attempt: 1, fields: { result: 'zombie' } })).rejects.toBeInstanceOf(
-        StaleAttemptError,
-      );
+      await expect(
+        repo.transition(task, to, { attempt: 1, fields: { result: 'zombie' } }),
+      ).rejects.toBeInstanceOf(StaleAttemptError);
     }
     expect(await ctx.redis.hgetall(ctx.keys.task(task.id))).toEqual(before);
     expect(await ctx.redis.xlen(ctx.keys.events(0))).toBe(streamBefore);
     const stored = await repo.get(task.id);
     expect(stored?.attempt).toBe(2);
-    expect(stored?.retryHistory).toEqual([expect.objectContaining({ attempt: 1, model: 'opus', reason: 'timeout' })]);
+    expect(stored?.retryHistory).toEqual([
+      expect.objectContaining({ attempt: 1, model: 'opus', reason: 'timeout' }),
+    ]);
     await expect(repo.heartbeat(task.id, 2, { currentStep: 'live' }, false)).resolves.toBeUndefined();
   });
 
@@ -111,7 +134,9 @@ describe('transition-task.lua', () => {
     const { task } = await repo.create('hb-stop', newNoopTask());
     await repo.transition(task, 'running', { attempt: 1 });
     await repo.transition(task, 'cancelled');
-    await expect(repo.heartbeat(task.id, 1, { currentStep: 'late' }, true)).rejects.toBeInstanceOf(TaskNotActiveError);
+    await expect(repo.heartbeat(task.id, 1, { currentStep: 'late' }, true)).rejects.toBeInstanceOf(
+      TaskNotActiveError,
+    );
     expect((await repo.get(task.id))?.currentStep).toBeNull();
   });
 
@@ -130,10 +155,19 @@ describe('transition-task.lua', () => {
           for (const write of [
             () => workerRepo.heartbeat(task.id, 1, { currentStep: 'stale-copy', completedUnits: 2 }, true),
             () =>
-              workerRepo.transition(task, 'queued', { attempt: 1, from: ['running'], fields: { result: 'loser' } }),
+              workerRepo.transition(task, 'queued', {
+                attempt: 1,
+                from: ['running'],
+                fields: { result: 'loser' },
+              }),
             () => workerRepo.transition(task, 'verifying', { attempt: 1, fields: { result: 'loser' } }),
           ]) {
-            outcomes.push(await write().then(() => 'ok', (error: Error) => error.name));
+            outcomes.push(
+              await write().then(
+                () => 'ok',
+                (error: Error) => error.name,
+              ),
+            );
           }
           return outcomes;
         })();

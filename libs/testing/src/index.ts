@@ -1,2 +1,3 @@
 export * from './redis-test-context';
 export * from './task-factory';
+export * from './http-client';

@@ -61,12 +61,21 @@ export class ErrorFilter implements ExceptionFilter {
       if (exception instanceof IllegalTransitionError) extra.currentStatus = exception.currentStatus;
     } else if (isBodyParserError(exception)) {
       statusCode = exception.status;
-      message = exception.type === 'entity.too.large' ? 'request body is too large' : 'request body is not valid JSON';
+      message =
+        exception.type === 'entity.too.large'
+          ? 'request body is too large'
+          : 'request body is not valid JSON';
     }
-    if (statusCode >= 500) this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
+    if (statusCode >= 500)
+      this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
     response
       .status(statusCode)
-      .json({ statusCode, error: REASONS[statusCode] ?? HttpStatus[statusCode] ?? 'Error', message, ...extra });
+      .json({
+        statusCode,
+        error: REASONS[statusCode] ?? HttpStatus[statusCode] ?? 'Error',
+        message,
+        ...extra,
+      });
   }
 }
 

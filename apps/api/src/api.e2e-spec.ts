@@ -1,0 +1,207 @@
+import type { INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Queue } from 'bullmq';
+import { bullConnection } from '@vigil/queue';
+import { HttpClient, RedisTestContext } from '@vigil/testing';
+import { ApiModule } from './api.module';
+import { configureApi } from './configure-api';
+
+describe('API over HTTP', () => {
+  const ctx = new RedisTestContext('api', { API_KEYS: 'acme:acme-key-123,globex:globex-key-456' });
+  let app: INestApplication;
+  let acme: HttpClient;
+  let globex: HttpClient;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    app = await NestFactory.create(ApiModule.forRoot(ctx.config), { logger: false });
+    configureApi(app);
+    await app.listen(0, '127.0.0.1');
+    const { port } = app.getHttpServer().address() as { port: number };
+    acme = new HttpClient(`http://127.0.0.1:${port}`, 'acme-key-123');
+    globex = acme.withKey('globex-key-456');
+    queue = new Queue(ctx.keys.turnQueueName(0), {
+      connection: bullConnection(ctx.config.redisUrl),
+      prefix: ctx.prefix,
+    });
+  });
+
+  afterAll(async () => {
+    await queue.close();
+    await app.close();
+    await ctx.close();
+  });
+
+  const noop = (steps = 3, extra: Record<string, unknown> = {}) => ({
+    kind: 'noop',
+    input: { steps },
+    ...extra,
+  });
+
+  it('answers /health and /version without a key', async () => {
+    const health = await acme.withKey(undefined).get('/health');
+    expect(health.status).toBe(200);
+    expect(health.body.info.redis.status).toBe('up');
+    const version = await acme.withKey(undefined).get('/version');
+    expect(version.body).toEqual({
+      version: '0.1.0',
+      commit: expect.any(String),
+      startedAt: expect.any(String),
+    });
+  });
+
+  it('refuses requests without a valid key with 401', async () => {
+    for (const client of [acme.withKey(undefined), acme.withKey('wrong-key-000')]) {
+      const response = await client.get('/v1/tasks');
+      expect(response.status).toBe(401);
+      expect(response.body).toEqual({ statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
+    }
+  });
+
+  it('creates a task, enqueues its first slice, and reads it back', async () => {
+    const created = await acme.post('/v1/tasks', noop(3, { title: 'three steps' }));
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({
+      tenantId: 'acme',
+      kind: 'noop',
+      title: 'three steps',
+      status: 'queued',
+      attempt: 1,
+      model: 'opus',
+      totalUnits: 3,
+      completedUnits: 0,
+      exitCriteria: [{ check: 'all_steps_recorded', expected: 3 }],
+      retryHistory: [],
+      budgetUsd: 3,
+    });
+    const job = await queue.getJob(`${created.body.id}-a1-s1`);
+    expect(job?.data).toEqual({ taskId: created.body.id, attempt: 1, slice: 1, reason: 'created' });
+    expect(job?.opts.attempts).toBe(1);
+    const read = await acme.get(`/v1/tasks/${created.body.id}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toEqual(created.body);
+    expect((await acme.get(`/v1/tasks/${created.body.id}/actions`)).body).toEqual({ data: [] });
+    expect((await acme.get(`/v1/tasks/${created.body.id}/messages`)).body).toEqual({ data: [] });
+  });
+
+  it("hides another tenant's task behind a 404", async () => {
+    const created = await acme.post('/v1/tasks', noop());
+    for (const path of ['', '/actions', '/messages']) {
+      const response = await globex.get(`/v1/tasks/${created.body.id}${path}`);
+      expect(response.status).toBe(404);
+      expect(JSON.stringify(response.body)).not.toContain('acme');
+    }
+    expect((await globex.post(`/v1/tasks/${created.body.id}/stop`)).status).toBe(404);
+    expect((await acme.get(`/v1/tasks/${created.body.id}`)).body.status).toBe('queued');
+    expect((await globex.get('/v1/tasks/tsk_doesnotexist')).status).toBe(404);
+  });
+
+  it('pages the list newest first with a cursor and filters by status', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await globex.post('/v1/tasks', noop(i + 1))).body.id);
+    const seen: string[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = await globex.get(`/v1/tasks?limit=2${cursor ? `&cursor=${cursor}` : ''}`);
+      expect(page.status).toBe(200);
+      expect(page.body.data.length).toBeLessThanOrEqual(2);
+      seen.push(...page.body.data.map((task: { id: string }) => task.id));
+      cursor = page.body.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual([...ids].reverse());
+    await globex.post(`/v1/tasks/${ids[1]}/stop`);
+    const cancelled = await globex.get('/v1/tasks?status=cancelled');
+    expect(cancelled.body.data.map((task: { id: string }) => task.id)).toEqual([ids[1]]);
+    const queued = await globex.get('/v1/tasks?status=queued&limit=100');
+    expect(queued.body.data).toHaveLength(4);
+    expect((await globex.get('/v1/tasks?status=bogus')).status).toBe(400);
+    expect((await globex.get('/v1/tasks?cursor=not-a-cursor')).status).toBe(400);
+  });
+
+  it('stops a task and answers 409 with the current status to an illegal resume', async () => {
+    const created = await acme.post('/v1/tasks', noop());
+    const stopped = await acme.post(`/v1/tasks/${created.body.id}/stop`);
+    expect(stopped.status).toBe(200);
+    expect(stopped.body.status).toBe('cancelled');
+    expect(stopped.body.finishedAt).not.toBeNull();
+    const resumed = await acme.post(`/v1/tasks/${created.body.id}/resume`);
+    expect(resumed.status).toBe(409);
+    expect(resumed.body).toMatchObject({ statusCode: 409, error: 'Conflict', currentStatus: 'cancelled' });
+    expect(resumed.body.message).toContain('cancelled');
+    expect((await acme.post(`/v1/tasks/${created.body.id}/pause`)).status).toBe(409);
+    expect((await acme.post(`/v1/tasks/${created.body.id}/input`, { text: 'hi' })).status).toBe(409);
+  });
+
+  it('pauses and resumes under a new attempt with a new slice job', async () => {
+    const created = await acme.post('/v1/tasks', noop());
+    expect((await acme.post(`/v1/tasks/${created.body.id}/pause`)).body.status).toBe('paused');
+    const resumed = await acme.post(`/v1/tasks/${created.body.id}/resume`);
+    expect(resumed.body).toMatchObject({ status: 'queued', attempt: 2 });
+    expect(await queue.getJob(`${created.body.id}-a2-s1`)).toBeDefined();
+  });
+
+  it.each([
+    ['an unknown field', noop(3, { extra: true }), /property extra should not exist/],
+    [
+      'an unknown input field',
+      { kind: 'noop', input: { steps: 3, speed: 9 } },
+      /input.speed should not exist/,
+    ],
+    ['a wrong type', { kind: 'noop', input: { steps: 'many' } }, /input.steps must be an integer/],
+    [
+      'too many steps',
+      { kind: 'noop', input: { steps: 100_001 } },
+      /input.steps must not be greater than 100000/,
+    ],
+    ['zero steps', { kind: 'noop', input: { steps: 0 } }, /input.steps must not be less than 1/],
+    ['an unknown kind', { kind: 'teleport', input: {} }, /unknown task kind "teleport"/],
+    ['a missing input', { kind: 'noop' }, /input must be an object/],
+    ['an oversized title', noop(3, { title: 'x'.repeat(201) }), /title must be shorter than or equal to 200/],
+    [
+      'a foreign exit check',
+      noop(3, { exitCriteria: [{ check: 'ads_attached', expected: 1 }] }),
+      /no check "ads_attached"/,
+    ],
+    ['a model outside the policy', noop(3, { agent: { policy: ['gpt'] } }), /policy/],
+    [
+      'a loopback webhook',
+      noop(3, { notify: { webhookUrl: 'http://127.0.0.1:9/hook' } }),
+      /private or loopback/,
+    ],
+  ])('answers 400 to %s, naming the field', async (_, body, message) => {
+    const response = await acme.post('/v1/tasks', body);
+    expect(response.status).toBe(400);
+    expect(response.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: expect.stringMatching(message),
+    });
+  });
+
+  it('answers 413 to a body over 1 MiB and 400 to malformed JSON', async () => {
+    const huge = await acme.post('/v1/tasks', noop(3, { title: 'x'.repeat(1_100_000) }));
+    expect(huge.status).toBe(413);
+    expect(huge.body).toMatchObject({ statusCode: 413, error: 'Payload Too Large' });
+    const malformed = await acme.post('/v1/tasks', '{"kind": ');
+    expect(malformed.status).toBe(400);
+    expect(malformed.body.statusCode).toBe(400);
+  });
+
+  it('honours Idempotency-Key: same body → same task, other body → 422', async () => {
+    const headers = { 'idempotency-key': 'order-42' };
+    const first = await acme.post('/v1/tasks', noop(7), headers);
+    const again = await acme.post('/v1/tasks', noop(7), headers);
+    expect(first.status).toBe(201);
+    expect(again.status).toBe(201);
+    expect(again.body.id).toBe(first.body.id);
+    expect(again.headers.get('idempotent-replayed')).toBe('true');
+    const other = await acme.post('/v1/tasks', noop(8), headers);
+    expect(other.status).toBe(422);
+    // The same key from another tenant is another task.
+    const foreign = await globex.post('/v1/tasks', noop(7), headers);
+    expect(foreign.body.id).not.toBe(first.body.id);
+    expect(
+      (await queue.getJobs(['waiting'])).filter((job) => job.data.taskId === first.body.id),
+    ).toHaveLength(1);
+  });
+});
