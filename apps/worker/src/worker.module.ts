@@ -1,10 +1,20 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { AgentModule } from '@vigil/agent';
 import type { VigilConfig } from '@vigil/config';
 import { PlatformModule } from '@vigil/platform';
+import { RedisKeys } from '@vigil/redis';
+import { turnProcessorFor } from './turn.processor';
 
 @Module({})
 export class WorkerModule {
   static forRoot(config: VigilConfig): DynamicModule {
-    return { module: WorkerModule, imports: [PlatformModule.forRoot(config, 'worker')] };
+    const keys = new RedisKeys(config.keyPrefix, config.shards);
+    return {
+      module: WorkerModule,
+      imports: [PlatformModule.forRoot(config, 'worker'), AgentModule.forRoot(config)],
+      providers: keys
+        .allShards()
+        .map((shard) => turnProcessorFor(keys.turnQueueName(shard), config.workerConcurrency)),
+    };
   }
 }

@@ -38,13 +38,14 @@ export class CreateTaskUseCase {
   async execute(tenantId: string, dto: CreateTaskDto, idempotencyKey?: string): Promise<CreateTaskResult> {
     const kind = this.kinds.get(dto.kind);
     const input = validateKindInput(kind, dto.input);
+    const checkNames = Object.keys(kind.checks);
     const unknownChecks = (dto.exitCriteria ?? []).filter(
-      (criterion) => !kind.checkNames.includes(criterion.check),
+      (criterion) => !checkNames.includes(criterion.check),
     );
     if (unknownChecks.length > 0) {
       throw new InvalidTaskInputError(
         unknownChecks.map(
-          (c) => `exitCriteria: ${dto.kind} has no check "${c.check}" (has ${kind.checkNames.join(', ')})`,
+          (c) => `exitCriteria: ${dto.kind} has no check "${c.check}" (has ${checkNames.join(', ')})`,
         ),
       );
     }

@@ -38,6 +38,8 @@ export function toTaskView(task: TaskRecord): Record<string, unknown> {
     recoveryOwner: task.recoveryOwner,
     recoveryLeaseExpiresAt: iso(task.recoveryLeaseExpiresAt),
     codeVersion: task.codeVersion,
+    claim: task.claim,
+    humanQuestion: task.humanQuestion,
     sandbox: task.sandbox,
     notify: task.notify,
     agent: task.agent,

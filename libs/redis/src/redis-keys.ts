@@ -47,6 +47,16 @@ export class RedisKeys {
     return `${this.task(taskId)}:outputs`;
   }
 
+  /** Logical steps that succeeded (the exact completedUnits). */
+  doneSteps(taskId: string): string {
+    return `${this.task(taskId)}:done`;
+  }
+
+  /** Scripted misbehaviours that already fired (each fires once per task). */
+  triggers(taskId: string): string {
+    return `${this.task(taskId)}:triggers`;
+  }
+
   messages(taskId: string): string {
     return `${this.task(taskId)}:messages`;
   }
@@ -91,8 +101,9 @@ export class RedisKeys {
     return `${this.prefix}:spend:global`;
   }
 
-  workerLiveness(workerId: string): string {
-    return `${this.prefix}:workers:${workerId}`;
+  /** Worker processes that announced themselves (id -> pid, host, startedAt). */
+  workerRegistry(): string {
+    return `${this.prefix}:workers`;
   }
 
   recoveryLease(taskId: string): string {

@@ -10,6 +10,8 @@ const JSON_FIELDS = new Set([
   'failure',
   'notify',
   'agent',
+  'retryContext',
+  'claim',
 ]);
 
 /** Fields as stored in the task hash: strings, with structured values JSON-encoded. */
@@ -103,5 +105,9 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     notify: (json('notify') as TaskRecord['notify']) ?? {},
     agent: (json('agent') as TaskRecord['agent']) ?? {},
     workerId: optionalString(hash.workerId),
+    retryContext: json('retryContext') as TaskRecord['retryContext'],
+    claim: json('claim') as TaskRecord['claim'],
+    humanQuestion: optionalString(hash.humanQuestion),
+    humanInput: optionalString(hash.humanInput),
   };
 }

@@ -86,6 +86,21 @@ export interface TaskRecord {
   notify: NotifyOptions;
   agent: AgentOptions;
   workerId: string | null;
+  /** What the next attempt is told about the last one (set by the Watcher on recovery). */
+  retryContext: RetryContext | null;
+  /** The Worker's completion claim: a claim, never completion. */
+  claim: { summary: string; attempt: number; at: number } | null;
+  humanQuestion: string | null;
+  humanInput: string | null;
+}
+
+export interface RetryContext {
+  retryNumber: number;
+  reason: FailureReason;
+  detail?: string;
+  lastVerifiedStep: number;
+  failedChecks?: CheckResult[];
+  reconciled?: { key: string; found: boolean }[];
 }
 
 /** What a caller supplies to create a task; the rest is derived. */

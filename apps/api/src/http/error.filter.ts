@@ -68,14 +68,12 @@ export class ErrorFilter implements ExceptionFilter {
     }
     if (statusCode >= 500)
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
-    response
-      .status(statusCode)
-      .json({
-        statusCode,
-        error: REASONS[statusCode] ?? HttpStatus[statusCode] ?? 'Error',
-        message,
-        ...extra,
-      });
+    response.status(statusCode).json({
+      statusCode,
+      error: REASONS[statusCode] ?? HttpStatus[statusCode] ?? 'Error',
+      message,
+      ...extra,
+    });
   }
 }
 

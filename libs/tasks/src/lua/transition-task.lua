@@ -118,7 +118,7 @@ if eventType == '' then
     if from == 'paused' or from == 'waiting_on_human' then eventType = 'task.resumed' else eventType = 'task.progress' end
   elseif to == 'running' then eventType = 'task.started'
   elseif to == 'waiting_on_tool' then eventType = 'task.progress'
-  elseif to == 'retrying' then eventType = 'task.recovered'
+  elseif to == 'retrying' then eventType = 'task.progress'
   else eventType = 'task.' .. to end
 end
 local data = ARGV[10]

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DynamicModule, Module } from '@nestjs/common';
+import type { VigilConfig } from '@vigil/config';
+import { KindsModule } from '@vigil/kinds';
+import { QueueModule } from '@vigil/queue';
+import { TasksModule } from '@vigil/tasks';
+import { ModelProviders } from './models/model-providers';
+import { ActiveSlices } from './runtime/active-slices';
+import { GlobalSpendGate } from './runtime/global-spend.gate';
+import { SliceRunner, WORKER_ID } from './runtime/slice-runner';
+import { StepRecorder } from './runtime/step-recorder';
+import { TaskContextStore } from './runtime/task-context.store';
+import { ToolExecutor } from './runtime/tool-executor';
+import { WorkerLiveness } from './runtime/worker-liveness';
+import { WriteJournal } from './runtime/write-journal';
+
+/** The Worker's runtime: slices, the agent loop, the write journal, model providers. */
+@Module({})
+export class AgentModule {
+  static forRoot(config: VigilConfig): DynamicModule {
+    const queues = QueueModule.forRoot(config);
+    return {
+      module: AgentModule,
+      imports: [TasksModule, KindsModule, queues],
+      providers: [
+        {
+          provide: WORKER_ID,
+          useFactory: () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        },
+        TaskContextStore,
+        StepRecorder,
+        WriteJournal,
+        ToolExecutor,
+        ModelProviders,
+        ActiveSlices,
+        GlobalSpendGate,
+        SliceRunner,
+        WorkerLiveness,
+      ],
+      exports: [
+        SliceRunner,
+        TaskContextStore,
+        StepRecorder,
+        ModelProviders,
+        WORKER_ID,
+        queues,
+        TasksModule,
+        KindsModule,
+      ],
+    };
+  }
+}

@@ -1,0 +1,83 @@
+import type {
+  GenerateRequest,
+  GenerateResult,
+  ModelProvider,
+  ScriptedSessionView,
+  ToolCall,
+} from './model-provider';
+import type { PlanStep } from './scripted-session';
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
+
+function waitForAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+    if (signal.aborted) fail();
+    else signal.addEventListener('abort', fail, { once: true });
+  });
+}
+
+/**
+ * The deterministic offline agent: it walks the kind's plan, issuing the first step the recorded
+ * log does not show as done, then claims completion. It can misbehave on purpose, as real agents
+ * do, each misbehaviour firing once per task: crash, hang, claim "done" early, forget progress.
+ */
+export class ScriptedProvider implements ModelProvider {
+  readonly modelId = 'scripted';
+  private callCounter = 0;
+
+  constructor(readonly name: string) {}
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const session = request.session;
+    if (!session) throw new Error('the scripted provider needs a session (task plan and log)');
+    if (request.signal.aborted) return waitForAbort(request.signal);
+
+    const next = await this.nextStep(session);
+    if (!next)
+      return this.reply('All planned steps are done.', 'finish_task', {
+        summary: 'All planned steps completed.',
+      });
+
+    const position = session.plan.indexOf(next) + 1;
+    const options = session.options;
+    if (options.falseFinishAfter !== undefined && position > options.falseFinishAfter) {
+      if (await session.claimTrigger('falseFinishAfter')) {
+        return this.reply('Everything is built.', 'finish_task', { summary: 'The whole build is complete.' });
+      }
+    }
+    if (options.crashAtStep === position && (await session.claimTrigger('crashAtStep'))) session.crash();
+    if (options.hangAtStep === position && (await session.claimTrigger('hangAtStep'))) {
+      session.wedge();
+      return waitForAbort(request.signal);
+    }
+    return this.reply('', next.tool, next.args);
+  }
+
+  private async nextStep(session: ScriptedSessionView): Promise<PlanStep | undefined> {
+    // forgetProgress: once per task, a slice ignores what the log says was done and redoes writes.
+    if (
+      session.options.forgetProgress &&
+      session.doneSteps.size > 0 &&
+      session.issuedThisSlice.size === 0 &&
+      (await session.claimTrigger('forgetProgress'))
+    ) {
+      this.forgetting = true;
+    }
+    if (this.forgetting) {
+      const redo = session.plan.find((step) => !session.issuedThisSlice.has(step.key));
+      if (redo && session.doneSteps.has(redo.key)) return redo;
+      this.forgetting = false;
+    }
+    return session.plan.find(
+      (step) => !session.doneSteps.has(step.key) && !session.issuedThisSlice.has(step.key),
+    );
+  }
+
+  private forgetting = false;
+
+  private reply(text: string, name: string, args: Record<string, unknown>): GenerateResult {
+    const call: ToolCall = { id: `scripted_${++this.callCounter}`, name, args };
+    return { text, toolCalls: [call], usage: NO_USAGE };
+  }
+}

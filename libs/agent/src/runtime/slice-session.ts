@@ -1,0 +1,286 @@
+import type { VigilConfig } from '@vigil/config';
+import type { ActionRecord, KindTool, TaskKind } from '@vigil/kinds';
+import type { FailureReason, TaskRecord } from '@vigil/tasks';
+import type {
+  ChatMessage,
+  ModelProvider,
+  ScriptedSessionView,
+  ToolCall,
+  ToolSpec,
+} from '../models/model-provider';
+import { estimateCostUsd, worstCaseCallCostUsd } from '../models/price-table';
+import { BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
+import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
+import { buildPrompt } from './prompt-builder';
+import { StepRecord, StepRecorder } from './step-recorder';
+import type { TaskContext } from './task-context.store';
+import { ToolExecutor, ToolOutcome } from './tool-executor';
+
+export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn';
+
+export interface SliceResult {
+  end: SliceEnd;
+  reason?: FailureReason;
+  detail?: string;
+  claim?: string;
+  question?: string;
+}
+
+export interface SliceSessionDeps {
+  task: TaskRecord;
+  kind: TaskKind;
+  attempt: number;
+  slice: number;
+  context: TaskContext;
+  provider: ModelProvider;
+  signal: AbortSignal;
+  config: VigilConfig;
+  recorder: StepRecorder;
+  executor: ToolExecutor;
+  spend: GlobalSpendGate;
+  scripted: (issued: ReadonlySet<string>, done: ReadonlySet<string>) => ScriptedSessionView;
+}
+
+const MAX_OUTPUT_TOKENS = 4096;
+
+/** The agent loop of one slice: model call → tool call → recorded step, at most SLICE_MAX_STEPS times. */
+export class SliceSession {
+  private readonly tools: Map<string, KindTool>;
+  private readonly toolSpecs: ToolSpec[];
+  private readonly issued = new Set<string>();
+  private readonly messages: ChatMessage[];
+  private readonly system: string;
+  private readonly scriptedView: ScriptedSessionView;
+  private spentUsd: number;
+  private lastError = '';
+
+  constructor(private readonly deps: SliceSessionDeps) {
+    const { task, kind, context } = deps;
+    this.tools = new Map(kind.tools.map((tool) => [tool.name, tool]));
+    this.toolSpecs = [
+      ...BUILTIN_TOOLS,
+      ...kind.tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+      })),
+    ];
+    const criteria = task.exitCriteria
+      .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
+      .join('\n');
+    const prompt = buildPrompt(task, kind, context, criteria);
+    this.system = prompt.system;
+    this.messages = prompt.messages;
+    this.spentUsd = task.spentUsd;
+    this.scriptedView = deps.scripted(this.issued, context.doneSteps);
+  }
+
+  async run(): Promise<SliceResult> {
+    const { config, signal } = this.deps;
+    for (let steps = 0; steps < config.sliceMaxSteps;) {
+      signal.throwIfAborted();
+      if (this.spentUsd >= this.deps.task.budgetUsd && this.deps.task.budgetUsd > 0 && !this.isScripted()) {
+        return {
+          end: 'failed_turn',
+          reason: 'limit',
+          detail: `task budget of $${this.deps.task.budgetUsd} reached`,
+        };
+      }
+      const started = Date.now();
+      let calls: ToolCall[];
+      let costUsd = 0;
+      try {
+        const reply = await this.generate();
+        calls = reply.toolCalls;
+        costUsd = reply.costUsd;
+        this.messages.push({ role: 'assistant', content: reply.text, toolCalls: calls });
+      } catch (error) {
+        signal.throwIfAborted();
+        if (error instanceof GlobalSpendLimitError)
+          return { end: 'failed_turn', reason: 'limit', detail: error.message };
+        const failed = await this.recordStep(
+          '(model)',
+          {},
+          { key: null, ok: false, error: String(error) },
+          started,
+        );
+        steps++;
+        if (failed) return failed;
+        continue;
+      }
+      if (calls.length === 0) {
+        const failed = await this.recordStep(
+          '(model)',
+          {},
+          { key: null, ok: false, error: 'no tool call' },
+          started,
+          costUsd,
+        );
+        this.messages.push({ role: 'user', content: 'Call exactly one of the tools to make progress.' });
+        steps++;
+        if (failed) return failed;
+        continue;
+      }
+      for (const call of calls) {
+        const result = await this.step(call, started, costUsd);
+        costUsd = 0;
+        steps++;
+        if (result) return result;
+        if (steps >= config.sliceMaxSteps) break;
+      }
+    }
+    return { end: 'next_slice' };
+  }
+
+  private isScripted(): boolean {
+    return this.deps.provider.modelId === 'scripted';
+  }
+
+  private async generate(): Promise<{ text: string; toolCalls: ToolCall[]; costUsd: number }> {
+    const { provider, signal, spend } = this.deps;
+    const reserved = this.isScripted() ? 0 : worstCaseCallCostUsd(provider.name, 50_000, MAX_OUTPUT_TOKENS);
+    if (reserved > 0) await spend.reserve(reserved);
+    let costUsd = 0;
+    try {
+      const reply = await provider.generate({
+        system: this.system,
+        messages: this.messages,
+        tools: this.toolSpecs,
+        signal,
+        session: this.scriptedView,
+      });
+      costUsd = estimateCostUsd(this.isScripted() ? 'scripted' : provider.name, reply.usage);
+      return { text: reply.text, toolCalls: reply.toolCalls, costUsd };
+    } finally {
+      if (reserved > 0) await spend.settle(reserved, costUsd);
+    }
+  }
+
+  /** One tool call; returns a result when the slice must end. */
+  private async step(call: ToolCall, started: number, costUsd: number): Promise<SliceResult | undefined> {
+    const args = call.args ?? {};
+    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd);
+    const tool = this.tools.get(call.name);
+    if (!tool) {
+      return this.recordStep(
+        call.name,
+        args,
+        { key: null, ok: false, error: `unknown tool ${call.name}` },
+        started,
+        costUsd,
+        call,
+      );
+    }
+    const { task, attempt, context, signal, config } = this.deps;
+    const outcome = await this.deps.executor.run(tool, args, {
+      taskId: task.id,
+      attempt,
+      input: task.input,
+      outputs: context.outputs,
+      signal,
+      services: { config },
+    });
+    if (outcome.key) this.issued.add(outcome.key);
+    return this.recordStep(call.name, args, outcome, started, costUsd, call);
+  }
+
+  private async builtin(
+    call: ToolCall,
+    args: Record<string, unknown>,
+    started: number,
+    costUsd: number,
+  ): Promise<SliceResult | undefined> {
+    let text: string;
+    try {
+      text = stringArg(
+        args,
+        call.name === 'request_human_input' ? 'question' : call.name === 'finish_task' ? 'summary' : 'text',
+      );
+    } catch (error) {
+      return this.recordStep(
+        call.name,
+        args,
+        { key: null, ok: false, error: String(error) },
+        started,
+        costUsd,
+        call,
+      );
+    }
+    const extra: Partial<StepRecord> = {};
+    if (call.name === 'record_finding') extra.finding = { text, attempt: this.deps.attempt, at: Date.now() };
+    if (call.name === 'message_user') extra.message = { kind: 'agent', text };
+    const failed = await this.recordStep(
+      call.name,
+      args,
+      { key: null, ok: true, result: { ok: true } },
+      started,
+      costUsd,
+      call,
+      extra,
+    );
+    if (failed) return failed;
+    if (call.name === 'finish_task') return { end: 'verifying', claim: text };
+    if (call.name === 'request_human_input') return { end: 'waiting_on_human', question: text };
+    return undefined;
+  }
+
+  private async recordStep(
+    tool: string,
+    args: Record<string, unknown>,
+    outcome: ToolOutcome,
+    started: number,
+    costUsd = 0,
+    call?: ToolCall,
+    extra: Partial<StepRecord> = {},
+  ): Promise<SliceResult | undefined> {
+    const { task, attempt, slice, recorder, context, config } = this.deps;
+    const action: Omit<ActionRecord, 'step'> = {
+      attempt,
+      slice,
+      tool,
+      key: outcome.key,
+      args,
+      ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
+      startedAt: started,
+      durationMs: Date.now() - started,
+      ...(outcome.deduplicated ? { deduplicated: true } : {}),
+    };
+    const currentStep = outcome.key ? `${tool} ${outcome.key}` : tool;
+    const recorded = await recorder.record({
+      taskId: task.id,
+      attempt,
+      action,
+      succeeded: outcome.ok,
+      output: outcome.ok && outcome.key ? outcome.result : undefined,
+      journal: outcome.journal,
+      currentStep,
+      spentUsd: costUsd,
+      ...extra,
+    });
+    this.spentUsd += costUsd;
+    if (outcome.ok && outcome.key) {
+      context.doneSteps.add(outcome.key);
+      context.outputs.set(outcome.key, outcome.result);
+    }
+    if (call) {
+      this.messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        name: call.name,
+        content: JSON.stringify(
+          outcome.ok ? (outcome.result ?? { ok: true }) : { error: outcome.error },
+        ).slice(0, 8000),
+        isError: !outcome.ok,
+      });
+    }
+    if (!outcome.ok) this.lastError = outcome.error ?? 'error';
+    if (recorded.consecutiveErrors >= config.maxConsecutiveErrors) {
+      return {
+        end: 'failed_turn',
+        reason: 'tool_error',
+        detail: `${recorded.consecutiveErrors} consecutive errors, last: ${this.lastError.slice(0, 300)}`,
+      };
+    }
+    return undefined;
+  }
+}

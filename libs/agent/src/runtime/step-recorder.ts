@@ -1,0 +1,80 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import type { ActionRecord } from '@vigil/kinds';
+import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
+import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError, TaskScriptCode } from '@vigil/tasks';
+import { loadAgentScripts } from './agent-scripts';
+import type { JournalEntry } from './task-context.store';
+
+export interface StepRecord {
+  taskId: string;
+  attempt: number;
+  action: Omit<ActionRecord, 'step'>;
+  succeeded: boolean;
+  output?: unknown;
+  journal?: JournalEntry;
+  finding?: unknown;
+  currentStep: string;
+  message?: Record<string, unknown>;
+  spentUsd?: number;
+}
+
+export interface RecordedStep {
+  step: number;
+  completedUnits: number;
+  consecutiveErrors: number;
+}
+
+type Reply = [number, string, number, number, number, number];
+
+/** Writes one tool step's bookkeeping in a single fenced script call (one round trip). */
+@Injectable()
+export class StepRecorder {
+  readonly scripts: ScriptRunner;
+
+  constructor(
+    @Inject(REDIS) redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+  ) {
+    this.scripts = loadAgentScripts(redis);
+  }
+
+  async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
+    const id = record.taskId;
+    const shard = this.keys.shardOf(id);
+    const [code, status, attempt, step, completedUnits, consecutiveErrors] = await this.scripts.run<Reply>(
+      'record-step',
+      [
+        this.keys.task(id),
+        this.keys.actions(id),
+        this.keys.doneSteps(id),
+        this.keys.outputs(id),
+        this.keys.journal(id),
+        this.keys.findings(id),
+        this.keys.events(shard),
+        this.keys.deadlineIndex(shard),
+      ],
+      [
+        record.attempt,
+        now,
+        now + this.config.staleAfterMs,
+        JSON.stringify(record.action),
+        record.action.key ?? '',
+        record.succeeded ? '1' : '0',
+        record.output === undefined ? '' : JSON.stringify(record.output),
+        record.journal ? JSON.stringify(record.journal) : '',
+        record.finding === undefined ? '' : JSON.stringify(record.finding),
+        record.currentStep,
+        record.message ? JSON.stringify(record.message) : '',
+        this.config.eventStreamMaxLen,
+        record.spentUsd ? record.spentUsd.toFixed(6) : '',
+      ],
+    );
+    if (code === TaskScriptCode.StaleAttempt) throw new StaleAttemptError(id, record.attempt, attempt);
+    if (code === TaskScriptCode.NotActive) throw new TaskNotActiveError(id, status as never);
+    if (code === TaskScriptCode.NotFound) throw new TaskNotFoundError(id);
+    return { step, completedUnits, consecutiveErrors };
+  }
+}

@@ -1,0 +1,65 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import type { ActionRecord } from '@vigil/kinds';
+import { REDIS, RedisKeys } from '@vigil/redis';
+
+export interface JournalEntry {
+  state: 'intent' | 'done';
+  attempt: number;
+  at: number;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  reconciled?: boolean;
+}
+
+/** What a slice (or the Watcher) knows about a task's past: all of it recorded by the runtime. */
+export interface TaskContext {
+  actions: ActionRecord[];
+  doneSteps: Set<string>;
+  outputs: Map<string, unknown>;
+  findings: unknown[];
+  journal: Map<string, JournalEntry>;
+}
+
+const parse = <T>(raw: string): T => JSON.parse(raw) as T;
+
+@Injectable()
+export class TaskContextStore {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+  ) {}
+
+  /** One round trip for the whole context. */
+  async load(taskId: string): Promise<TaskContext> {
+    const replies = await this.redis
+      .pipeline()
+      .lrange(this.keys.actions(taskId), 0, -1)
+      .smembers(this.keys.doneSteps(taskId))
+      .hgetall(this.keys.outputs(taskId))
+      .lrange(this.keys.findings(taskId), 0, -1)
+      .hgetall(this.keys.journal(taskId))
+      .exec();
+    const value = (index: number): unknown => {
+      const [error, result] = replies?.[index] ?? [new Error('no reply'), null];
+      if (error) throw error;
+      return result;
+    };
+    return {
+      actions: (value(0) as string[]).map((raw) => parse<ActionRecord>(raw)),
+      doneSteps: new Set(value(1) as string[]),
+      outputs: new Map(
+        Object.entries(value(2) as Record<string, string>).map(([k, v]) => [k, parse<unknown>(v)]),
+      ),
+      findings: (value(3) as string[]).map((raw) => parse<unknown>(raw)),
+      journal: new Map(
+        Object.entries(value(4) as Record<string, string>).map(([k, v]) => [k, parse<JournalEntry>(v)]),
+      ),
+    };
+  }
+
+  /** Claims a scripted misbehaviour for a task; true only for the first claimer. */
+  async claimTrigger(taskId: string, name: string): Promise<boolean> {
+    return (await this.redis.hsetnx(this.keys.triggers(taskId), name, String(Date.now()))) === 1;
+  }
+}

@@ -1,0 +1,39 @@
+import { hostname } from 'node:os';
+import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
+
+export const WORKER_CLIENT_PREFIX = 'vigil-worker:';
+
+/**
+ * Makes this Worker process's life visible to the Watcher: it registers itself and holds one Redis
+ * connection named after its id. A killed process's connection is closed by the kernel at once, so
+ * its name vanishes from CLIENT LIST; a frozen (SIGSTOP) process keeps it and is found by staleness.
+ */
+@Injectable()
+export class WorkerLiveness implements OnModuleInit, OnModuleDestroy {
+  private connection?: Redis;
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject('WORKER_ID') readonly workerId: string,
+  ) {}
+
+  async onModuleInit(): Promise<void> {
+    this.connection = createRedis(this.config.redisUrl, `${WORKER_CLIENT_PREFIX}${this.workerId}`);
+    await this.connection.ping();
+    await this.redis.hset(
+      this.keys.workerRegistry(),
+      this.workerId,
+      JSON.stringify({ pid: process.pid, host: hostname(), startedAt: Date.now() }),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.redis.hdel(this.keys.workerRegistry(), this.workerId);
+    await this.connection?.quit().catch(() => this.connection?.disconnect());
+  }
+}
