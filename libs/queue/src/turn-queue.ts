@@ -29,6 +29,16 @@ export class TurnQueue {
     return added.id ?? turnJobId(job);
   }
 
+  /** Publishes a slice whose job vanished; a finished job of the same id is removed first. */
+  async republish(job: TurnJob): Promise<string> {
+    const existing = await this.queueFor(job.taskId).getJob(turnJobId(job));
+    if (existing) {
+      const state = await existing.getState();
+      if (state === 'completed' || state === 'failed') await existing.remove();
+    }
+    return this.publish(job);
+  }
+
   /** Whether a slice job for this task is waiting, delayed or active. */
   async hasLiveJob(job: Pick<TurnJob, 'taskId' | 'attempt' | 'slice'>): Promise<boolean> {
     const state = await this.queueFor(job.taskId).getJobState(turnJobId(job));

@@ -81,3 +81,9 @@ export function countAdSets(input: CampaignBuildInput): number {
 export function countAds(input: CampaignBuildInput): number {
   return input.campaigns.reduce((sum, c) => sum + c.adSets.reduce((n, s) => n + s.ads.length, 0), 0);
 }
+
+/** How an ad set is named in messages: qualified by its campaign when the build has several. */
+export function adSetLabel(input: CampaignBuildInput, i: number, j: number): string {
+  const name = input.campaigns[i].adSets[j].name;
+  return input.campaigns.length > 1 ? `${input.campaigns[i].name} › ${name}` : name;
+}

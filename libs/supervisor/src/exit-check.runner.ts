@@ -1,0 +1,59 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { TaskContextStore } from '@vigil/agent';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CheckUnavailableError, KindRegistry } from '@vigil/kinds';
+import type { CheckResult, TaskRecord } from '@vigil/tasks';
+
+export interface CheckRun {
+  checks: CheckResult[];
+  /** Checks that could not run (external API down): neither pass nor fail. */
+  unavailable: { check: string; reason: string }[];
+  passed: boolean;
+}
+
+/** Runs a task's exit criteria with its kind's deterministic checks. */
+@Injectable()
+export class ExitCheckRunner {
+  constructor(
+    private readonly kinds: KindRegistry,
+    private readonly contexts: TaskContextStore,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+  ) {}
+
+  async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
+    const kind = this.kinds.get(task.kind);
+    const context = await this.contexts.load(task.id);
+    const checks: CheckResult[] = [];
+    const unavailable: CheckRun['unavailable'] = [];
+    for (const criterion of task.exitCriteria) {
+      const check = kind.checks[criterion.check];
+      if (!check) {
+        checks.push({
+          ...criterion,
+          actual: null,
+          passed: false,
+          detail: `kind ${kind.name} has no such check`,
+        });
+        continue;
+      }
+      try {
+        checks.push(
+          await check(criterion, {
+            taskId: task.id,
+            input: task.input,
+            actions: context.actions,
+            doneSteps: context.doneSteps,
+            outputs: context.outputs,
+            signal,
+            services: { config: this.config },
+          }),
+        );
+      } catch (error) {
+        if (error instanceof CheckUnavailableError)
+          unavailable.push({ check: criterion.check, reason: error.message });
+        else throw error;
+      }
+    }
+    return { checks, unavailable, passed: unavailable.length === 0 && checks.every((check) => check.passed) };
+  }
+}

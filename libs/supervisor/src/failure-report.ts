@@ -1,0 +1,72 @@
+import { Injectable, Logger } from '@nestjs/common';
+import { TaskContextStore } from '@vigil/agent';
+import type { FailureReason, TaskRecord } from '@vigil/tasks';
+import { ExitCheckRunner } from './exit-check.runner';
+
+export interface StructuredFailure {
+  reason: FailureReason | 'policy_exhausted';
+  detail: string;
+  completedUnits: number;
+  totalUnits: number | null;
+  verified: { checks: unknown[]; unavailable: unknown[] };
+  externalChanges: { key: string; result: unknown }[];
+  unresolvedWrites: string[];
+  duplicatesCreated: number;
+  retryHistory: TaskRecord['retryHistory'];
+  nextSteps: string[];
+}
+
+/** The honest end of a task that could not finish: what was done, what exists, what to do next. */
+@Injectable()
+export class FailureReporter {
+  private readonly logger = new Logger(FailureReporter.name);
+
+  constructor(
+    private readonly contexts: TaskContextStore,
+    private readonly checks: ExitCheckRunner,
+  ) {}
+
+  async build(
+    task: TaskRecord,
+    reason: StructuredFailure['reason'],
+    detail: string,
+  ): Promise<StructuredFailure> {
+    const context = await this.contexts.load(task.id);
+    const journal = [...context.journal.entries()];
+    let verified: StructuredFailure['verified'] = { checks: [], unavailable: [] };
+    try {
+      const run = await this.checks.run(task, AbortSignal.timeout(30_000));
+      verified = { checks: run.checks, unavailable: run.unavailable };
+    } catch (error) {
+      this.logger.warn(`final checks of ${task.id} failed to run: ${String(error)}`);
+      verified = { checks: [], unavailable: [{ check: '*', reason: String(error) }] };
+    }
+    const duplicates = verified.checks
+      .map((check) => (check as { actual?: { duplicates?: number } }).actual?.duplicates ?? 0)
+      .reduce((sum, n) => sum + n, 0);
+    const nextSteps = [
+      reason === 'limit'
+        ? `Submit the remaining work as a new task with a larger limit (${detail}).`
+        : 'Submit the remaining work as a new task, possibly with another retry policy.',
+    ];
+    if (journal.length > 0) {
+      nextSteps.push(
+        'The objects in externalChanges exist and were verified as listed; clean them up if the work is no longer wanted.',
+      );
+    }
+    return {
+      reason,
+      detail,
+      completedUnits: context.doneSteps.size,
+      totalUnits: task.totalUnits,
+      verified,
+      externalChanges: journal
+        .filter(([, entry]) => entry.state === 'done')
+        .map(([key, entry]) => ({ key, result: entry.result })),
+      unresolvedWrites: journal.filter(([, entry]) => entry.state === 'intent').map(([key]) => key),
+      duplicatesCreated: duplicates,
+      retryHistory: task.retryHistory,
+      nextSteps,
+    };
+  }
+}

@@ -1,0 +1,44 @@
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
+import { DynamicModule, Module } from '@nestjs/common';
+import { TaskContextStore } from '@vigil/agent';
+import type { VigilConfig } from '@vigil/config';
+import { KindsModule } from '@vigil/kinds';
+import { QueueModule } from '@vigil/queue';
+import { TasksModule } from '@vigil/tasks';
+import { DeadWorkerDetector } from './dead-worker.detector';
+import { ExitCheckRunner } from './exit-check.runner';
+import { FailureReporter } from './failure-report';
+import { LeaseService } from './lease.service';
+import { RetryPublisher } from './retry-publisher';
+import { SupervisorScripts } from './supervisor-scripts';
+import { SupervisorSweep } from './supervisor.sweep';
+import { TaskSupervisor } from './task-supervisor';
+
+/** The Watcher's deterministic state machine: stale detection, recovery, verification, limits. */
+@Module({})
+export class SupervisorModule {
+  static forRoot(config: VigilConfig): DynamicModule {
+    const queues = QueueModule.forRoot(config);
+    return {
+      module: SupervisorModule,
+      imports: [TasksModule, KindsModule, queues],
+      providers: [
+        {
+          provide: 'WATCHER_ID',
+          useFactory: () => `watcher-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+        },
+        TaskContextStore,
+        SupervisorScripts,
+        LeaseService,
+        ExitCheckRunner,
+        FailureReporter,
+        RetryPublisher,
+        DeadWorkerDetector,
+        TaskSupervisor,
+        SupervisorSweep,
+      ],
+      exports: [SupervisorSweep, TaskSupervisor, LeaseService],
+    };
+  }
+}
