@@ -9,9 +9,11 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
 const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit' });
 
-rmSync(join(root, 'dist'), { recursive: true, force: true });
-run(bin('tsc'), ['-p', 'tsconfig.build.json']);
-run(bin('tsc-alias'), ['-p', 'tsconfig.build.json']);
+// VIGIL_DIST_DIR lets parallel checkouts or helpers build side by side (default dist/).
+const out = process.env.VIGIL_DIST_DIR ?? 'dist';
+rmSync(join(root, out), { recursive: true, force: true });
+run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', out]);
+run(bin('tsc-alias'), ['-p', 'tsconfig.build.json', '--outDir', out]);
 
 let copied = 0;
 function copyLua(dir) {
@@ -19,10 +21,10 @@ function copyLua(dir) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyLua(path);
     else if (name.endsWith('.lua')) {
-      cpSync(path, join(root, 'dist', relative(root, path)));
+      cpSync(path, join(root, out, relative(root, path)));
       copied++;
     }
   }
 }
 copyLua(join(root, 'libs'));
-console.log(`build: compiled to dist/, copied ${copied} Lua scripts`);
+console.log(`build: compiled to ${out}/, copied ${copied} Lua scripts`);

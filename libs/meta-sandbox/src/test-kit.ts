@@ -3,7 +3,7 @@ import { MetaSandbox, type MetaSandboxOptions } from './sandbox';
 export interface GraphReply {
   status: number;
   headers: Headers;
-  body: any; // eslint-disable-line @typescript-eslint/no-explicit-any
+  body: any;
 }
 
 export interface RunningSandbox {

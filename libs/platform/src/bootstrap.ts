@@ -32,7 +32,6 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
   const config = loadConfigOrExit(options.name);
   const app = await NestFactory.create(options.module(config), { bufferLogs: true });
   app.useLogger(app.get(PinoNestLogger));
-  app.enableShutdownHooks();
   await options.configure?.(app, config);
   const port = options.port(config);
   await app.listen(port, '0.0.0.0');
@@ -40,5 +39,34 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
   app
     .get(PinoNestLogger)
     .log(`vigil-${options.name} ready on port ${address?.port ?? port} (pid ${process.pid})`, 'Bootstrap');
+  exitCleanlyOnSignals(app, options.name);
   return app;
+}
+
+/**
+ * SIGTERM/SIGINT close the app (Nest's shutdown hooks close queues, Redis and HTTP) and exit 0;
+ * a shutdown that hangs is cut off after 15 s with exit 1.
+ */
+function exitCleanlyOnSignals(app: INestApplication, name: string): void {
+  let closing = false;
+  const shutdown = (signal: NodeJS.Signals) => {
+    if (closing) return;
+    closing = true;
+    const logger = app.get(PinoNestLogger);
+    logger.log(`vigil-${name}: ${signal} received, shutting down`, 'Bootstrap');
+    const force = setTimeout(() => {
+      process.stderr.write(`vigil-${name}: shutdown took longer than 15 s, exiting\n`);
+      process.exit(1);
+    }, 15_000);
+    force.unref();
+    app
+      .close()
+      .then(() => process.exit(0))
+      .catch((error: unknown) => {
+        process.stderr.write(`vigil-${name}: shutdown failed: ${String(error)}\n`);
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', shutdown);
+  process.once('SIGINT', shutdown);
 }

@@ -1,18 +1,34 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type Anthropic from '@anthropic-ai/sdk';
+import type { GoogleGenAI } from '@google/genai';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
+import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import type { ModelProvider } from './model-provider';
 import { ScriptedProvider } from './scripted.provider';
 
 /**
- * Picks the provider for a model name of the retry policy. With no API key for it, the name runs
- * on the scripted provider (the retry history still records the policy's name).
+ * Picks the provider for a model name of the retry policy: Claude for `opus` when
+ * ANTHROPIC_API_KEY is set, Gemini for `gemini` when GEMINI_API_KEY is set. With no key for it, the
+ * name runs on the scripted provider (the retry history still records the policy's name).
  */
 @Injectable()
 export class ModelProviders {
+  private anthropic?: Anthropic;
+  private gemini?: GoogleGenAI;
+
   constructor(@Inject(VIGIL_CONFIG) private readonly config: VigilConfig) {}
 
-  /** A fresh provider per slice: providers may keep per-slice state. */
+  /** A fresh provider per slice (providers may keep per-slice state); SDK clients are shared. */
   create(model: string): ModelProvider {
+    if (model === 'opus' && this.config.anthropicApiKey) {
+      this.anthropic ??= createAnthropicClient(this.config);
+      return new AnthropicProvider(this.config, { client: this.anthropic });
+    }
+    if (model === 'gemini' && this.config.geminiApiKey) {
+      this.gemini ??= createGeminiClient(this.config);
+      return new GeminiProvider(this.config, { client: this.gemini });
+    }
     return new ScriptedProvider(model);
   }
 

@@ -1,0 +1,171 @@
+import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import type { VigilConfig } from '@vigil/config';
+import type {
+  ChatMessage,
+  GenerateRequest,
+  GenerateResult,
+  ModelProvider,
+  ToolCall,
+  ToolSpec,
+} from './model-provider';
+import {
+  MAX_OUTPUT_TOKENS,
+  ModelProviderError,
+  abortError,
+  isRecord,
+  isRetryableStatus,
+  pairToolResults,
+  raceAbort,
+} from './provider-support';
+
+export type AnthropicSettings = Pick<VigilConfig, 'anthropicApiKey' | 'anthropicBaseUrl' | 'anthropicModel'>;
+
+export interface AnthropicProviderOptions {
+  /** A shared client; otherwise one is built from the settings. */
+  client?: Anthropic;
+  /** The SDK's own retries of 408/409/429/5xx and connection errors (default 2). */
+  maxRetries?: number;
+  /** Per attempt, in ms (default 10 minutes, the SDK's). */
+  timeoutMs?: number;
+}
+
+/**
+ * The client for the documented Messages API. The key goes in `x-api-key`, the documented header:
+ * this SDK version would otherwise send `apiKey` as `Authorization: Bearer`, so that is omitted.
+ */
+export function createAnthropicClient(
+  settings: AnthropicSettings,
+  options: AnthropicProviderOptions = {},
+): Anthropic {
+  if (!settings.anthropicApiKey) throw new Error('ANTHROPIC_API_KEY is not set');
+  return new Anthropic({
+    apiKey: settings.anthropicApiKey,
+    baseURL: settings.anthropicBaseUrl ?? null,
+    defaultHeaders: { 'X-Api-Key': settings.anthropicApiKey, Authorization: null },
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {}),
+  });
+}
+
+/** Claude through the official SDK: neutral messages in, Messages API wire format out and back. */
+export class AnthropicProvider implements ModelProvider {
+  readonly name = 'opus';
+  readonly modelId: string;
+  private readonly client: Anthropic;
+
+  constructor(settings: AnthropicSettings, options: AnthropicProviderOptions = {}) {
+    this.modelId = settings.anthropicModel;
+    this.client = options.client ?? createAnthropicClient(settings, options);
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const { signal } = request;
+    if (signal.aborted) throw abortError(signal);
+    const body: Anthropic.MessageCreateParamsNonStreaming = {
+      model: this.modelId,
+      max_tokens: MAX_OUTPUT_TOKENS,
+      messages: toAnthropicMessages(request.messages),
+      ...(request.system ? { system: request.system } : {}),
+      ...(request.tools.length ? { tools: request.tools.map(toAnthropicTool) } : {}),
+    };
+    let reply: Anthropic.Message;
+    try {
+      reply = await raceAbort(this.client.messages.create(body, { signal }), signal);
+    } catch (error) {
+      throw toProviderError(error, signal);
+    }
+    return parseAnthropicReply(reply);
+  }
+}
+
+export function toAnthropicTool(tool: ToolSpec): Anthropic.Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: 'object', ...tool.parameters } as Anthropic.Tool.InputSchema,
+  };
+}
+
+/**
+ * Assistant turns carry `tool_use` blocks; their results go back as `tool_result` blocks in the next
+ * user message, consecutive results (and any text after them) merged into that one message.
+ */
+export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageParam[] {
+  const out: Array<{ role: 'user' | 'assistant'; content: Anthropic.ContentBlockParam[] }> = [];
+  const append = (role: 'user' | 'assistant', blocks: Anthropic.ContentBlockParam[]) => {
+    const last = out[out.length - 1];
+    if (last?.role === role) last.content.push(...blocks);
+    else out.push({ role, content: blocks });
+  };
+  for (const message of pairToolResults(messages)) {
+    if (message.role === 'user') {
+      // The API refuses empty text blocks.
+      append('user', [{ type: 'text', text: message.content || '(empty)' }]);
+    } else if (message.role === 'assistant') {
+      const blocks: Anthropic.ContentBlockParam[] = [];
+      if (message.content) blocks.push({ type: 'text', text: message.content });
+      for (const call of message.toolCalls) {
+        blocks.push({ type: 'tool_use', id: call.id, name: call.name, input: call.args ?? {} });
+      }
+      append('assistant', blocks.length ? blocks : [{ type: 'text', text: '(no reply)' }]);
+    } else {
+      append('user', [
+        {
+          type: 'tool_result',
+          tool_use_id: message.toolCallId,
+          ...(message.content ? { content: message.content } : {}),
+          is_error: message.isError,
+        },
+      ]);
+    }
+  }
+  return out;
+}
+
+export function parseAnthropicReply(reply: Anthropic.Message): GenerateResult {
+  const texts: string[] = [];
+  const toolCalls: ToolCall[] = [];
+  for (const block of reply.content ?? []) {
+    if (block.type === 'text') texts.push(block.text);
+    else if (block.type === 'tool_use') {
+      toolCalls.push({ id: block.id, name: block.name, args: isRecord(block.input) ? block.input : {} });
+    }
+  }
+  const usage = reply.usage;
+  return {
+    text: texts.join('\n'),
+    toolCalls,
+    usage: {
+      // Cache writes and reads are input too (none are requested; counted if a gateway adds them).
+      inputTokens:
+        (usage?.input_tokens ?? 0) +
+        (usage?.cache_creation_input_tokens ?? 0) +
+        (usage?.cache_read_input_tokens ?? 0),
+      outputTokens: usage?.output_tokens ?? 0,
+    },
+  };
+}
+
+function toProviderError(error: unknown, signal: AbortSignal): Error {
+  if (signal.aborted) return abortError(signal, error);
+  if (error instanceof ModelProviderError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof APIConnectionError) {
+    // Network failures and timeouts, after the SDK's own retries.
+    return new ModelProviderError('opus', `Anthropic API unreachable: ${message}`, {
+      retryable: true,
+      cause: error,
+    });
+  }
+  if (error instanceof APIError && typeof error.status === 'number') {
+    return new ModelProviderError('opus', `Anthropic API error: ${message}`, {
+      retryable: isRetryableStatus(error.status),
+      status: error.status,
+      cause: error,
+    });
+  }
+  return new ModelProviderError('opus', `Anthropic call failed: ${message}`, {
+    retryable: false,
+    cause: error,
+  });
+}

@@ -1,0 +1,207 @@
+import { ApiError, GoogleGenAI } from '@google/genai';
+import type { Content, FunctionDeclaration, GenerateContentResponse, Part } from '@google/genai';
+import type { VigilConfig } from '@vigil/config';
+import type {
+  ChatMessage,
+  GenerateRequest,
+  GenerateResult,
+  ModelProvider,
+  ToolCall,
+  ToolSpec,
+} from './model-provider';
+import {
+  MAX_OUTPUT_TOKENS,
+  ModelProviderError,
+  abortError,
+  isRecord,
+  isRetryableStatus,
+  pairToolResults,
+  parseToolContent,
+  raceAbort,
+} from './provider-support';
+
+export type GeminiSettings = Pick<VigilConfig, 'geminiApiKey' | 'geminiBaseUrl' | 'geminiModel'>;
+
+export interface GeminiProviderOptions {
+  /** A shared client; otherwise one is built from the settings. */
+  client?: GoogleGenAI;
+  /** Attempts of one call, the first included, on 408/429/5xx (default 3: two retries). */
+  attempts?: number;
+  /** First delay between attempts, in ms (default 1000, doubling up to 8 s). */
+  retryDelayMs?: number;
+  /** Per attempt, in ms (default 10 minutes; the SDK has none of its own). */
+  timeoutMs?: number;
+}
+
+/** Gemini 3 and later reject a replayed function call without its signature; this is Google's documented stand-in. */
+const SKIP_SIGNATURE = 'skip_thought_signature_validator';
+
+/** The Gemini API client (never Vertex, whatever GOOGLE_GENAI_USE_VERTEXAI says), with bounded retries. */
+export function createGeminiClient(
+  settings: GeminiSettings,
+  options: GeminiProviderOptions = {},
+): GoogleGenAI {
+  if (!settings.geminiApiKey) throw new Error('GEMINI_API_KEY is not set');
+  const delaySeconds = (options.retryDelayMs ?? 1000) / 1000;
+  return new GoogleGenAI({
+    vertexai: false,
+    apiKey: settings.geminiApiKey,
+    httpOptions: {
+      ...(settings.geminiBaseUrl ? { baseUrl: settings.geminiBaseUrl } : {}),
+      timeout: options.timeoutMs ?? 600_000,
+      retryOptions: {
+        attempts: options.attempts ?? 3,
+        initialDelay: delaySeconds,
+        maxDelay: Math.max(delaySeconds, 8),
+      },
+    },
+  });
+}
+
+/**
+ * Gemini through the official SDK. Per slice it remembers which call ids Gemini named itself and the
+ * thought signatures it sent, since both must go back with the history and the neutral format has no room.
+ */
+export class GeminiProvider implements ModelProvider {
+  readonly name = 'gemini';
+  readonly modelId: string;
+  private readonly client: GoogleGenAI;
+  private readonly calls = new Map<string, { native: boolean; signature?: string }>();
+  private callCounter = 0;
+
+  constructor(settings: GeminiSettings, options: GeminiProviderOptions = {}) {
+    this.modelId = settings.geminiModel;
+    this.client = options.client ?? createGeminiClient(settings, options);
+  }
+
+  async generate(request: GenerateRequest): Promise<GenerateResult> {
+    const { signal } = request;
+    if (signal.aborted) throw abortError(signal);
+    let response: GenerateContentResponse;
+    try {
+      const call = this.client.models.generateContent({
+        model: this.modelId,
+        contents: this.toContents(request.messages),
+        config: {
+          ...(request.system ? { systemInstruction: { parts: [{ text: request.system }] } } : {}),
+          ...(request.tools.length
+            ? { tools: [{ functionDeclarations: request.tools.map(toDeclaration) }] }
+            : {}),
+          abortSignal: signal,
+          maxOutputTokens: MAX_OUTPUT_TOKENS,
+        },
+      });
+      response = await raceAbort(call, signal);
+    } catch (error) {
+      throw toProviderError(error, signal);
+    }
+    return this.parse(response);
+  }
+
+  /** Roles `user` and `model`; function responses go back in a `user` turn, consecutive ones merged. */
+  toContents(messages: ChatMessage[]): Content[] {
+    const out: Array<Content & { parts: Part[] }> = [];
+    const append = (role: 'user' | 'model', parts: Part[]) => {
+      const last = out[out.length - 1];
+      if (last?.role === role) last.parts.push(...parts);
+      else out.push({ role, parts });
+    };
+    for (const message of pairToolResults(messages)) {
+      if (message.role === 'user') append('user', [{ text: message.content || '(empty)' }]);
+      else if (message.role === 'assistant')
+        append('model', this.modelParts(message.content, message.toolCalls));
+      else {
+        const value = parseToolContent(message.content);
+        const error = isRecord(value) && 'error' in value ? value.error : value;
+        append('user', [
+          {
+            functionResponse: {
+              ...(this.calls.get(message.toolCallId)?.native ? { id: message.toolCallId } : {}),
+              name: message.name,
+              response: message.isError ? { error } : { result: value },
+            },
+          },
+        ]);
+      }
+    }
+    return out;
+  }
+
+  private modelParts(text: string, toolCalls: ToolCall[]): Part[] {
+    const parts: Part[] = text ? [{ text }] : [];
+    let signed = false;
+    const callParts = toolCalls.map((call): Part => {
+      const known = this.calls.get(call.id);
+      if (known?.signature) signed = true;
+      return {
+        functionCall: { ...(known?.native ? { id: call.id } : {}), name: call.name, args: call.args ?? {} },
+        ...(known?.signature ? { thoughtSignature: known.signature } : {}),
+      };
+    });
+    if (callParts.length && !signed && !/^(models\/)?gemini-[12][.-]/.test(this.modelId)) {
+      callParts[0].thoughtSignature = SKIP_SIGNATURE;
+    }
+    parts.push(...callParts);
+    return parts.length ? parts : [{ text: '(no reply)' }];
+  }
+
+  private parse(response: GenerateContentResponse): GenerateResult {
+    const candidate = response.candidates?.[0];
+    if (!candidate) {
+      const blocked = response.promptFeedback?.blockReason;
+      throw new ModelProviderError(
+        'gemini',
+        `Gemini returned no candidate${blocked ? ` (blocked: ${blocked})` : ''}`,
+        {
+          retryable: false,
+        },
+      );
+    }
+    const texts: string[] = [];
+    const toolCalls: ToolCall[] = [];
+    for (const part of candidate.content?.parts ?? []) {
+      if (part.thought) continue;
+      if (part.functionCall) {
+        const given = part.functionCall.id;
+        const id = given || `gemini_call_${++this.callCounter}`;
+        this.calls.set(id, { native: Boolean(given), signature: part.thoughtSignature });
+        const args = part.functionCall.args;
+        toolCalls.push({ id, name: part.functionCall.name ?? '', args: isRecord(args) ? args : {} });
+      } else if (typeof part.text === 'string') texts.push(part.text);
+    }
+    const usage = response.usageMetadata;
+    return {
+      text: texts.join(''),
+      toolCalls,
+      usage: {
+        inputTokens: (usage?.promptTokenCount ?? 0) + (usage?.toolUsePromptTokenCount ?? 0),
+        // Thinking tokens are billed as output.
+        outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+      },
+    };
+  }
+}
+
+export function toDeclaration(tool: ToolSpec): FunctionDeclaration {
+  return { name: tool.name, description: tool.description, parametersJsonSchema: tool.parameters };
+}
+
+function toProviderError(error: unknown, signal: AbortSignal): Error {
+  if (signal.aborted) return abortError(signal, error);
+  if (error instanceof ModelProviderError) return error;
+  const message = error instanceof Error ? error.message : String(error);
+  if (error instanceof ApiError && typeof error.status === 'number') {
+    return new ModelProviderError('gemini', `Gemini API error ${error.status}: ${message}`, {
+      retryable: isRetryableStatus(error.status),
+      status: error.status,
+      cause: error,
+    });
+  }
+  // fetch rejects with a TypeError when the network fails, and aborts an attempt that timed out.
+  const name = error instanceof Error ? error.name : '';
+  const network = name === 'TypeError' || name === 'AbortError' || name === 'TimeoutError';
+  return new ModelProviderError('gemini', `Gemini call failed: ${message}`, {
+    retryable: network,
+    cause: error,
+  });
+}

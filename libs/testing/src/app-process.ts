@@ -1,0 +1,65 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '../../..');
+
+export type AppName = 'api' | 'worker' | 'watcher' | 'notifier';
+
+/** A built app (dist/) running as its own OS process, as in production. */
+export class AppProcess {
+  readonly output: string[] = [];
+  private exitPromise: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  private constructor(
+    readonly name: string,
+    readonly child: ChildProcess,
+  ) {
+    for (const stream of [child.stdout, child.stderr]) {
+      stream?.on('data', (chunk: Buffer) => this.output.push(chunk.toString()));
+    }
+    this.exitPromise = new Promise((resolve) =>
+      child.on('exit', (code, signal) => resolve({ code, signal })),
+    );
+  }
+
+  static start(app: AppName | string, env: Record<string, string>, script?: string): AppProcess {
+    const entry = script ?? join(ROOT, process.env.VIGIL_DIST_DIR ?? 'dist', `apps/${app}/src/main.js`);
+    const child = spawn(process.execPath, [entry], {
+      cwd: ROOT,
+      env: { ...process.env, LOG_LEVEL: 'info', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    return new AppProcess(app, child);
+  }
+
+  text(): string {
+    return this.output.join('');
+  }
+
+  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!pattern.test(this.text())) {
+      if (this.child.exitCode !== null) throw new Error(`${this.name} exited early:\n${this.text()}`);
+      if (Date.now() > deadline)
+        throw new Error(`${this.name}: no ${pattern} within ${timeoutMs} ms:\n${this.text()}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  exited() {
+    return this.exitPromise;
+  }
+
+  signal(signal: NodeJS.Signals): void {
+    if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill(signal);
+  }
+
+  async stop(timeoutMs = 10_000): Promise<void> {
+    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
+    this.signal('SIGCONT');
+    this.signal('SIGTERM');
+    const timer = setTimeout(() => this.signal('SIGKILL'), timeoutMs);
+    await this.exitPromise;
+    clearTimeout(timer);
+  }
+}

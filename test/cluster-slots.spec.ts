@@ -1,0 +1,85 @@
+import { StepRecorder, WriteJournal } from '@vigil/agent';
+import { clusterSlot, ScriptRunner } from '@vigil/redis';
+import { SupervisorScripts } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { TaskRepository } from '@vigil/tasks';
+
+/** Every script call must touch a single Redis Cluster slot: the task's shard tag. */
+describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
+  const ctx = new RedisTestContext(`slots${shards}`, { SHARDS: shards });
+  const calls: { name: string; keys: string[] }[] = [];
+  const original = ScriptRunner.prototype.run;
+
+  beforeAll(() => {
+    jest.spyOn(ScriptRunner.prototype, 'run').mockImplementation(function (
+      this: ScriptRunner,
+      name,
+      keys,
+      args,
+    ) {
+      calls.push({ name, keys });
+      return original.call(this, name, keys, args);
+    });
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await ctx.close();
+  });
+
+  it('keeps each call inside one slot, the slot of its task and its turn queue', async () => {
+    const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+    const journal = new WriteJournal(recorder, ctx.keys);
+    const supervisor = new SupervisorScripts(ctx.redis, ctx.keys);
+    const shardsSeen = new Set<number>();
+    for (let i = 0; i < 12; i++) {
+      const id = `slot-task-${i}`;
+      shardsSeen.add(ctx.keys.shardOf(id));
+      const { task } = await tasks.create(id, newNoopTask({ tenantId: `tenant${i % 3}` }));
+      await tasks.transition(task, 'running', { attempt: 1 });
+      await tasks.heartbeat(id, 1, { currentStep: 'x' }, true);
+      await journal.begin(id, 1, `step:${i}`, { index: i });
+      await recorder.record({
+        taskId: id,
+        attempt: 1,
+        action: {
+          attempt: 1,
+          slice: 1,
+          tool: 'noop_step',
+          key: `step:${i}`,
+          args: {},
+          startedAt: 0,
+          durationMs: 0,
+        },
+        succeeded: true,
+        currentStep: 'noop_step',
+      });
+      await tasks.transition(task, 'retrying', {
+        attempt: 1,
+        failedAttempt: { model: 'opus', reason: 'timeout' },
+      });
+      const stored = (await tasks.get(id))!;
+      await supervisor.recordReconciled(stored, `step:${i}`, { state: 'done' }, {});
+      await supervisor.touch(stored, 'deadline', Date.now());
+    }
+    expect(new Set(calls.map((call) => call.name))).toEqual(
+      new Set([
+        'create-task',
+        'transition-task',
+        'heartbeat-task',
+        'journal-intent',
+        'record-step',
+        'reconcile-journal',
+        'touch-index',
+      ]),
+    );
+    for (const call of calls) {
+      const slots = new Set(call.keys.map(clusterSlot));
+      expect({ script: call.name, slots: slots.size }).toEqual({ script: call.name, slots: 1 });
+      const taskKey = call.keys[0];
+      const shard = Number(/\{s(\d+)\}/.exec(taskKey)![1]);
+      expect(clusterSlot(`${ctx.prefix}:${ctx.keys.turnQueueName(shard)}:wait`)).toBe(clusterSlot(taskKey));
+    }
+    if (shards === '4') expect(shardsSeen.size).toBeGreaterThan(1);
+  });
+});

@@ -1,0 +1,75 @@
+--[[
+  Everything one tool step leaves behind, in one round trip and atomically: the action-log entry,
+  the logical step marked done, its saved output, the write journal's result, a finding, the
+  heartbeat with progress, the deadline index, and the task.progress (and task.message) events.
+  Fenced: a writer whose attempt is not the task's, or a task no longer running, changes nothing.
+
+  KEYS[1] task hash
+  KEYS[2] action log (list)
+  KEYS[3] done logical steps (set)
+  KEYS[4] saved outputs (hash: step key -> JSON)
+  KEYS[5] write journal (hash: step key -> JSON)
+  KEYS[6] findings (list)
+  KEYS[7] event stream of the shard
+  KEYS[8] deadline index
+
+  ARGV[1]  attempt of the writer
+  ARGV[2]  now (ms)
+  ARGV[3]  new heartbeat deadline (ms)
+  ARGV[4]  action entry, JSON (its `step` is assigned here: position in the log)
+  ARGV[5]  logical step key ("" none)
+  ARGV[6]  "1" if the call succeeded
+  ARGV[7]  output to save, JSON ("" none)
+  ARGV[8]  write-journal result entry, JSON ("" none)
+  ARGV[9]  finding, JSON ("" none)
+  ARGV[10] current step, human-readable
+  ARGV[11] user message event data, JSON ("" none)
+  ARGV[12] event stream max length (approximate)
+  ARGV[13] spend to add in USD ("" none)
+
+  Returns {code, status, attempt, step, completedUnits, consecutiveErrors}:
+  0 recorded · -1 no such task · -3 stale attempt · -6 task not running
+]]
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits')
+local status, attempt = stored[1], tonumber(stored[2])
+if not status then return {-1, '', 0, 0, 0, 0} end
+if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt, 0, 0, 0} end
+if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt, 0, 0, 0} end
+
+local action = cjson.decode(ARGV[4])
+local step = redis.call('LLEN', KEYS[2]) + 1
+action['step'] = step
+redis.call('RPUSH', KEYS[2], cjson.encode(action))
+
+local key, succeeded = ARGV[5], ARGV[6] == '1'
+if key ~= '' and succeeded then
+  redis.call('SADD', KEYS[3], key)
+  if ARGV[7] ~= '' then redis.call('HSET', KEYS[4], key, ARGV[7]) end
+end
+if key ~= '' and ARGV[8] ~= '' then redis.call('HSET', KEYS[5], key, ARGV[8]) end
+if ARGV[9] ~= '' then redis.call('RPUSH', KEYS[6], ARGV[9]) end
+
+local errors
+if succeeded then
+  errors = 0
+  redis.call('HSET', KEYS[1], 'consecutiveErrors', 0)
+else
+  errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1)
+end
+local completed = redis.call('SCARD', KEYS[3])
+redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
+  'completedUnits', completed)
+if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
+redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
+
+local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed,
+  totalUnits = tonumber(stored[5]), step = step})
+redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[12], '*',
+  'type', 'task.progress', 'taskId', stored[4], 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
+  'at', ARGV[2], 'status', status, 'from', status, 'data', progress)
+if ARGV[11] ~= '' then
+  redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[12], '*',
+    'type', 'task.message', 'taskId', stored[4], 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
+    'at', ARGV[2], 'status', status, 'from', status, 'data', ARGV[11])
+end
+return {0, status, attempt, step, completed, errors}

@@ -1,0 +1,25 @@
+--[[
+  Records what the Watcher found in the external system for a write whose outcome was unknown
+  (an intent without a result): the journal entry becomes `done`, the logical step counts as done
+  and its output is saved, so the next attempt neither repeats the write nor loses its result.
+  Fenced: only while the task is `retrying` at the given attempt (the recovery in progress).
+
+  KEYS[1] task hash
+  KEYS[2] write journal (hash)
+  KEYS[3] done logical steps (set)
+  KEYS[4] saved outputs (hash)
+
+  ARGV[1] attempt the recovery acts for
+  ARGV[2] logical step key
+  ARGV[3] journal entry, JSON
+  ARGV[4] output, JSON
+
+  Returns 1 recorded · 0 refused (task moved on)
+]]
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
+if stored[1] ~= 'retrying' or tonumber(stored[2]) ~= tonumber(ARGV[1]) then return 0 end
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('SADD', KEYS[3], ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
+redis.call('HSET', KEYS[1], 'completedUnits', redis.call('SCARD', KEYS[3]))
+return 1

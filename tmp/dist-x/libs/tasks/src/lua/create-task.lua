@@ -1,0 +1,51 @@
+--[[
+  Creates a task record in state `queued`, its indexes and its `task.created` event, atomically.
+  With an idempotency key the id is derived from (tenant, key), so a repeat lands on the same record.
+
+  KEYS[1] task hash
+  KEYS[2] tenant index (all tasks, scored by createdAt)
+  KEYS[3] tenant index for status `queued`
+  KEYS[4] event stream of the shard
+  KEYS[5] deadline index (a queued slice must be picked up by this time)
+  KEYS[6] expiry index (createdAt + TASK_MAX_DURATION_MS)
+  KEYS[7] user-update index (next update due)
+
+  ARGV[1] task id
+  ARGV[2] fields, JSON object of field -> string
+  ARGV[3] request hash ("" when no idempotency key was given)
+  ARGV[4] now (ms)
+  ARGV[5] pick-up deadline (ms)
+  ARGV[6] expiry (ms)
+  ARGV[7] first user update due (ms)
+  ARGV[8] event stream max length (approximate)
+
+  Returns {1, id} created · {2, id} same request seen before · {-5, id} same key, other request
+]]
+local existingHash = redis.call('HGET', KEYS[1], 'requestHash')
+if existingHash then
+  if ARGV[3] ~= '' and existingHash == ARGV[3] then return {2, ARGV[1]} end
+  return {-5, ARGV[1]}
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {-5, ARGV[1]} end
+
+local fields = cjson.decode(ARGV[2])
+local flat = {}
+for name, value in pairs(fields) do
+  flat[#flat + 1] = name
+  flat[#flat + 1] = value
+end
+flat[#flat + 1] = 'requestHash'
+flat[#flat + 1] = ARGV[3]
+redis.call('HSET', KEYS[1], unpack(flat))
+
+local now = tonumber(ARGV[4])
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+redis.call('ZADD', KEYS[3], now, ARGV[1])
+redis.call('ZADD', KEYS[5], tonumber(ARGV[5]), ARGV[1])
+redis.call('ZADD', KEYS[6], tonumber(ARGV[6]), ARGV[1])
+redis.call('ZADD', KEYS[7], tonumber(ARGV[7]), ARGV[1])
+
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[8], '*',
+  'type', 'task.created', 'taskId', ARGV[1], 'tenantId', fields['tenantId'] or '',
+  'attempt', fields['attempt'] or '1', 'at', ARGV[4], 'status', 'queued', 'from', '', 'data', '{}')
+return {1, ARGV[1]}

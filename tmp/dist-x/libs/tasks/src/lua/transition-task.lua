@@ -1,0 +1,129 @@
+--[[
+  The one writer path for a task's status. Atomically: re-reads the stored status and attempt,
+  rejects stale attempts (fencing) and transitions the table does not allow (terminal states are
+  never left), then writes the status with its fields, bumps updatedAt, maintains every index and
+  appends the matching event to the shard's stream.
+
+  KEYS[1]      task hash
+  KEYS[2]      event stream of the shard
+  KEYS[3]      deadline index (active tasks by heartbeat / pick-up deadline)
+  KEYS[4]      verifying index
+  KEYS[5]      expiry index
+  KEYS[6]      user-update index
+  KEYS[7..16]  the tenant's status indexes, in the order of TASK_STATUSES
+
+  ARGV[1]  task id
+  ARGV[2]  target status
+  ARGV[3]  attempt the writer acts for ("" for operator actions: stop, pause, resume, input)
+  ARGV[4]  required current statuses, comma-separated ("" = any the table allows)
+  ARGV[5]  now (ms)
+  ARGV[6]  deadline (ms) for the deadline index when the target is an active state
+  ARGV[7]  fields to set, JSON object of field -> string ("" none)
+  ARGV[8]  failed-attempt entry, JSON ("" none): appended to retryHistory; bumps attempt and retryCount
+  ARGV[9]  event type ("" = derived from the transition)
+  ARGV[10] event data, JSON object ("" = {})
+  ARGV[11] event stream max length (approximate)
+  ARGV[12] integer increments, JSON object of field -> n ("" none)
+
+  Returns {code, status, attempt}: 0 applied · -1 no such task · -2 transition not allowed ·
+  -3 stale attempt (fenced) · -4 current status not among the required ones
+]]
+local ALLOWED = {
+  queued = {running = 1, paused = 1, cancelled = 1, retrying = 1, failed = 1},
+  running = {queued = 1, waiting_on_tool = 1, waiting_on_human = 1, verifying = 1, paused = 1,
+             cancelled = 1, retrying = 1, failed = 1},
+  waiting_on_tool = {running = 1, queued = 1, waiting_on_human = 1, verifying = 1, paused = 1,
+                     cancelled = 1, retrying = 1, failed = 1},
+  waiting_on_human = {queued = 1, paused = 1, cancelled = 1, failed = 1},
+  paused = {queued = 1, cancelled = 1, failed = 1},
+  verifying = {completed = 1, retrying = 1, failed = 1, cancelled = 1},
+  retrying = {queued = 1, failed = 1, cancelled = 1, paused = 1},
+  completed = {}, failed = {}, cancelled = {},
+}
+local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'paused',
+                      'verifying', 'retrying', 'completed', 'failed', 'cancelled'}
+local ACTIVE = {queued = 1, running = 1, waiting_on_tool = 1, retrying = 1}
+local TERMINAL = {completed = 1, failed = 1, cancelled = 1}
+
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory')
+local from, attempt = stored[1], tonumber(stored[2])
+if not from then return {-1, '', 0} end
+local to = ARGV[2]
+
+if ARGV[3] ~= '' and tonumber(ARGV[3]) < attempt then return {-3, from, attempt} end
+if ARGV[4] ~= '' then
+  local required = false
+  for status in string.gmatch(ARGV[4], '[^,]+') do
+    if status == from then required = true end
+  end
+  if not required then return {-4, from, attempt} end
+end
+if not ALLOWED[from] or not ALLOWED[from][to] then return {-2, from, attempt} end
+
+local now = ARGV[5]
+local updates = {'status', to, 'updatedAt', now}
+if ARGV[7] ~= '' then
+  for name, value in pairs(cjson.decode(ARGV[7])) do
+    updates[#updates + 1] = name
+    updates[#updates + 1] = value
+  end
+end
+if ARGV[8] ~= '' then
+  local history = cjson.decode(stored[4] or '[]')
+  local entry = cjson.decode(ARGV[8])
+  entry['attempt'] = attempt
+  entry['at'] = tonumber(now)
+  history[#history + 1] = entry
+  attempt = attempt + 1
+  updates[#updates + 1] = 'retryHistory'
+  updates[#updates + 1] = cjson.encode(history)
+  updates[#updates + 1] = 'attempt'
+  updates[#updates + 1] = tostring(attempt)
+  redis.call('HINCRBY', KEYS[1], 'retryCount', 1)
+end
+if ARGV[12] ~= '' then
+  for name, delta in pairs(cjson.decode(ARGV[12])) do
+    local value = redis.call('HINCRBY', KEYS[1], name, delta)
+    if name == 'attempt' then attempt = value end
+  end
+end
+if to == 'running' and redis.call('HEXISTS', KEYS[1], 'startedAt') == 0 then
+  updates[#updates + 1] = 'startedAt'
+  updates[#updates + 1] = now
+end
+if TERMINAL[to] then
+  updates[#updates + 1] = 'finishedAt'
+  updates[#updates + 1] = now
+end
+redis.call('HSET', KEYS[1], unpack(updates))
+
+local id = ARGV[1]
+if ACTIVE[to] then redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), id) else redis.call('ZREM', KEYS[3], id) end
+if to == 'verifying' then redis.call('ZADD', KEYS[4], tonumber(now), id) else redis.call('ZREM', KEYS[4], id) end
+if TERMINAL[to] then
+  redis.call('ZREM', KEYS[5], id)
+  redis.call('ZREM', KEYS[6], id)
+end
+for index, status in ipairs(STATUS_ORDER) do
+  if status == from then redis.call('ZREM', KEYS[6 + index], id) end
+end
+local createdAt = redis.call('HGET', KEYS[1], 'createdAt')
+for index, status in ipairs(STATUS_ORDER) do
+  if status == to then redis.call('ZADD', KEYS[6 + index], tonumber(createdAt), id) end
+end
+
+local eventType = ARGV[9]
+if eventType == '' then
+  if to == 'queued' then
+    if from == 'paused' or from == 'waiting_on_human' then eventType = 'task.resumed' else eventType = 'task.progress' end
+  elseif to == 'running' then eventType = 'task.started'
+  elseif to == 'waiting_on_tool' then eventType = 'task.progress'
+  elseif to == 'retrying' then eventType = 'task.progress'
+  else eventType = 'task.' .. to end
+end
+local data = ARGV[10]
+if data == '' then data = '{}' end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[11], '*',
+  'type', eventType, 'taskId', id, 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
+  'at', now, 'status', to, 'from', from, 'data', data)
+return {0, to, attempt}
