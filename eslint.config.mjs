@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '**/*.mjs', 'jest.config.js'] },
+  { ignores: ['dist/**', '.dist-*/**', 'node_modules/**', 'coverage/**', '**/*.mjs', 'jest.config.js'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
