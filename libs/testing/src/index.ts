@@ -2,3 +2,4 @@ export * from './redis-test-context';
 export * from './task-factory';
 export * from './http-client';
 export * from './app-process';
+export * from './vigil-stack';

@@ -31,12 +31,20 @@ export interface GeminiProviderOptions {
   retryDelayMs?: number;
   /** Per attempt, in ms (default 10 minutes; the SDK has none of its own). */
   timeoutMs?: number;
+  /**
+   * A fetch to use instead of the SDK's default (global fetch through Node's global dispatcher, its
+   * timeouts disabled). Tests pass one: that dispatcher is not visible inside a Jest sandbox.
+   */
+  fetch?: typeof fetch;
 }
 
 /** Gemini 3 and later reject a replayed function call without its signature; this is Google's documented stand-in. */
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
-/** The Gemini API client (never Vertex, whatever GOOGLE_GENAI_USE_VERTEXAI says), with bounded retries. */
+/**
+ * The Gemini API client (never Vertex, whatever GOOGLE_GENAI_USE_VERTEXAI says) on `v1beta`, the
+ * version Google documents the REST wire format against (this SDK defaults to `v1`), with bounded retries.
+ */
 export function createGeminiClient(
   settings: GeminiSettings,
   options: GeminiProviderOptions = {},
@@ -46,7 +54,9 @@ export function createGeminiClient(
   return new GoogleGenAI({
     vertexai: false,
     apiKey: settings.geminiApiKey,
+    apiVersion: 'v1beta',
     httpOptions: {
+      ...(options.fetch ? { fetch: options.fetch } : {}),
       ...(settings.geminiBaseUrl ? { baseUrl: settings.geminiBaseUrl } : {}),
       timeout: options.timeoutMs ?? 600_000,
       retryOptions: {
@@ -85,7 +95,7 @@ export class GeminiProvider implements ModelProvider {
         config: {
           ...(request.system ? { systemInstruction: { parts: [{ text: request.system }] } } : {}),
           ...(request.tools.length
-            ? { tools: [{ functionDeclarations: request.tools.map(toDeclaration) }] }
+            ? { tools: [{ functionDeclarations: request.tools.map(toGeminiDeclaration) }] }
             : {}),
           abortSignal: signal,
           maxOutputTokens: MAX_OUTPUT_TOKENS,
@@ -129,16 +139,17 @@ export class GeminiProvider implements ModelProvider {
 
   private modelParts(text: string, toolCalls: ToolCall[]): Part[] {
     const parts: Part[] = text ? [{ text }] : [];
-    let signed = false;
+    let seen = false;
     const callParts = toolCalls.map((call): Part => {
       const known = this.calls.get(call.id);
-      if (known?.signature) signed = true;
+      if (known) seen = true;
       return {
         functionCall: { ...(known?.native ? { id: call.id } : {}), name: call.name, args: call.args ?? {} },
         ...(known?.signature ? { thoughtSignature: known.signature } : {}),
       };
     });
-    if (callParts.length && !signed && !/^(models\/)?gemini-[12][.-]/.test(this.modelId)) {
+    // A turn this provider never saw (replayed history) has no signature to give back.
+    if (callParts.length && !seen && !/^(models\/)?gemini-[12][.-]/.test(this.modelId)) {
       callParts[0].thoughtSignature = SKIP_SIGNATURE;
     }
     parts.push(...callParts);
@@ -148,14 +159,10 @@ export class GeminiProvider implements ModelProvider {
   private parse(response: GenerateContentResponse): GenerateResult {
     const candidate = response.candidates?.[0];
     if (!candidate) {
-      const blocked = response.promptFeedback?.blockReason;
-      throw new ModelProviderError(
-        'gemini',
-        `Gemini returned no candidate${blocked ? ` (blocked: ${blocked})` : ''}`,
-        {
-          retryable: false,
-        },
-      );
+      const blocked = response.promptFeedback?.blockReason ?? 'no reason given';
+      throw new ModelProviderError('gemini', `Gemini returned no candidate (${blocked})`, {
+        retryable: false,
+      });
     }
     const texts: string[] = [];
     const toolCalls: ToolCall[] = [];
@@ -182,7 +189,7 @@ export class GeminiProvider implements ModelProvider {
   }
 }
 
-export function toDeclaration(tool: ToolSpec): FunctionDeclaration {
+export function toGeminiDeclaration(tool: ToolSpec): FunctionDeclaration {
   return { name: tool.name, description: tool.description, parametersJsonSchema: tool.parameters };
 }
 

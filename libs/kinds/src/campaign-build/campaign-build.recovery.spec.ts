@@ -30,14 +30,13 @@ describe('campaign_build recovery: reconcile, duplicates, unavailable API', () =
     '%s: reconcile finds nothing before the create and the committed object after a dropped response',
     async (tool, args, kind, path) => {
       const h = harness();
-      const prerequisites = campaignBuildKind.plan(h.input).slice(
+      const plan = campaignBuildKind.plan(h.input);
+      const target = h.tool(tool).stepKey(args, h.input);
+      for (const step of plan.slice(
         0,
-        campaignBuildKind.plan(h.input).findIndex((s) => s.tool === tool),
-      );
-      for (const step of prerequisites.filter((s) => !s.tool.startsWith('read_back'))) {
-        if (step.key !== `creative:0:1:0` && step.key !== 'ad:0:1:0') await h.run(step);
-      }
-      if (tool === 'create_ad') await h.run({ tool: 'create_creative', args });
+        plan.findIndex((s) => s.key === target),
+      ))
+        await h.run(step);
       const before = rows(kind).length;
       expect(await h.reconcile({ tool, args })).toBeNull();
 

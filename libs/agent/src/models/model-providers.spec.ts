@@ -1,0 +1,39 @@
+import { loadConfig } from '@vigil/config';
+import { AnthropicProvider } from './anthropic.provider';
+import { GeminiProvider } from './gemini.provider';
+import { ModelProviders } from './model-providers';
+import { ScriptedProvider } from './scripted.provider';
+
+describe('ModelProviders', () => {
+  it('runs every policy name on the scripted provider when no API key is set', () => {
+    const providers = new ModelProviders(loadConfig({}));
+    for (const model of ['opus', 'gemini']) {
+      const provider = providers.create(model);
+      expect(provider).toBeInstanceOf(ScriptedProvider);
+      expect(provider).toMatchObject({ name: model, modelId: 'scripted' });
+      expect(providers.isScripted(provider)).toBe(true);
+    }
+  });
+
+  it('uses Claude for opus and Gemini for gemini when their keys are set', () => {
+    const providers = new ModelProviders(
+      loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-x', GEMINI_API_KEY: 'g-x', GEMINI_MODEL: 'gemini-test' }),
+    );
+    const opus = providers.create('opus');
+    const gemini = providers.create('gemini');
+    expect(opus).toBeInstanceOf(AnthropicProvider);
+    expect(opus).toMatchObject({ name: 'opus', modelId: 'claude-opus-4-1' });
+    expect(gemini).toBeInstanceOf(GeminiProvider);
+    expect(gemini).toMatchObject({ name: 'gemini', modelId: 'gemini-test' });
+    expect(providers.isScripted(opus)).toBe(false);
+    expect(providers.isScripted(gemini)).toBe(false);
+    expect(providers.create('opus')).not.toBe(opus);
+  });
+
+  it('keys only the model they belong to', () => {
+    const providers = new ModelProviders(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-x' }));
+    expect(providers.create('opus')).toBeInstanceOf(AnthropicProvider);
+    expect(providers.create('gemini')).toBeInstanceOf(ScriptedProvider);
+    expect(providers.create('unknown')).toBeInstanceOf(ScriptedProvider);
+  });
+});

@@ -1,0 +1,64 @@
+import { TaskRecord, TaskRepository } from '@vigil/tasks';
+import { AppName, AppProcess } from './app-process';
+import { HttpClient } from './http-client';
+import { RedisTestContext } from './redis-test-context';
+
+let nextPort = 39_600 + (process.pid % 50) * 20;
+
+/**
+ * Vigil's apps as real processes sharing one test key prefix, with compressed timings: for tests
+ * about processes (SIGKILL a worker, run three watchers).
+ */
+export class VigilStack {
+  readonly processes: AppProcess[] = [];
+  readonly tasks: TaskRepository;
+  api?: HttpClient;
+
+  constructor(
+    readonly ctx: RedisTestContext,
+    readonly env: Record<string, string>,
+  ) {
+    this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  }
+
+  async start(app: AppName, extraEnv: Record<string, string> = {}): Promise<AppProcess> {
+    const port = String(nextPort++);
+    const portVariable = {
+      api: 'PORT',
+      worker: 'WORKER_PORT',
+      watcher: 'WATCHER_PORT',
+      notifier: 'NOTIFIER_PORT',
+    }[app];
+    const process = AppProcess.start(app, { ...this.ctx.env(this.env), [portVariable]: port, ...extraEnv });
+    this.processes.push(process);
+    await process.waitFor(new RegExp(`vigil-${app} ready`));
+    if (app === 'api') this.api = new HttpClient(`http://127.0.0.1:${port}`, 'test-key-0001');
+    return process;
+  }
+
+  async waitForTask(
+    id: string,
+    predicate: (task: TaskRecord) => boolean,
+    timeoutMs = 30_000,
+    what = 'condition',
+  ): Promise<TaskRecord> {
+    const deadline = Date.now() + timeoutMs;
+    let task: TaskRecord | null = null;
+    while (Date.now() < deadline) {
+      task = await this.tasks.get(id);
+      if (task && predicate(task)) return task;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    throw new Error(`task ${id}: ${what} not reached in ${timeoutMs} ms; last seen ${JSON.stringify(task)}`);
+  }
+
+  async stopApps(app: AppName): Promise<void> {
+    await Promise.all(
+      this.processes.filter((process) => process.name === app).map((process) => process.stop()),
+    );
+  }
+
+  async stopAll(): Promise<void> {
+    await Promise.all(this.processes.map((process) => process.stop()));
+  }
+}
