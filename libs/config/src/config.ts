@@ -54,6 +54,18 @@ export interface VigilConfig {
   adminPassword: string | undefined;
   webhookSecret: string;
   webhookAllowPrivate: boolean;
+  /** Webhook target for tasks created without `notify.webhookUrl`. */
+  webhookDefaultUrl: string | undefined;
+  /** Deliveries per message before it is dead-lettered; with the backoff, bounds the retry window. */
+  webhookMaxAttempts: number;
+  /** First retry delay; each next one doubles (with jitter). */
+  webhookBackoffMs: number;
+  webhookTimeoutMs: number;
+  webhookConcurrency: number;
+  /** A stream message pending this long on a notifier is presumed orphaned and claimed by another. */
+  notifierClaimIdleMs: number;
+  /** Interval of the SSE keep-alive comments. */
+  sseHeartbeatMs: number;
   logLevel: string;
 }
 
@@ -135,6 +147,13 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     adminPassword: readOptional(env, 'ADMIN_PASSWORD'),
     webhookSecret: readString(env, 'WEBHOOK_SECRET', 'local-dev-webhook-secret'),
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
+    webhookDefaultUrl: readUrl(env, 'WEBHOOK_DEFAULT_URL', undefined, ['http:', 'https:']),
+    webhookMaxAttempts: readInt(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),
+    webhookBackoffMs: readInt(env, 'WEBHOOK_BACKOFF_MS', 1_000, 10, 3_600_000),
+    webhookTimeoutMs: readInt(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 120_000),
+    webhookConcurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
+    notifierClaimIdleMs: readInt(env, 'NOTIFIER_CLAIM_IDLE_MS', 30_000, 100),
+    sseHeartbeatMs: readInt(env, 'SSE_HEARTBEAT_MS', 15_000, 100, 600_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
   };
 }

@@ -61,6 +61,11 @@ export class RedisKeys {
     return `${this.task(taskId)}:messages`;
   }
 
+  /** User-message id -> its position in the message log (the notifier's dedupe and lookup). */
+  messageIndex(taskId: string): string {
+    return `${this.task(taskId)}:message-ids`;
+  }
+
   tenantIndex(shard: number, tenantId: string): string {
     return `${this.shardBase(shard)}:idx:tenant:${tenantId}`;
   }
@@ -92,9 +97,24 @@ export class RedisKeys {
     return `${this.shardBase(shard)}:events`;
   }
 
+  /** User messages appended but not yet handed to their external channels (transactional outbox). */
+  notifyOutbox(shard: number): string {
+    return `${this.shardBase(shard)}:notify:outbox`;
+  }
+
+  /** Webhook deliveries that exhausted their retries, newest first (JSON entries). */
+  webhookDeadLetters(shard: number): string {
+    return `${this.shardBase(shard)}:webhooks:dead`;
+  }
+
   /** BullMQ keys are `<prefix>:<queue>:…`; the tag inside the queue name pins them to the shard. */
   turnQueueName(shard: number): string {
     return `turns{s${shard}}`;
+  }
+
+  /** BullMQ queue of webhook deliveries; the tag pins its keys to the shard like the turn queue. */
+  webhookQueueName(shard: number): string {
+    return `webhooks{s${shard}}`;
   }
 
   spend(): string {

@@ -9,7 +9,8 @@ export interface StructuredFailure {
   completedUnits: number;
   totalUnits: number | null;
   verified: { checks: unknown[]; unavailable: unknown[] };
-  externalChanges: { key: string; result: unknown }[];
+  /** Completed external writes by kind of step (`adset`: 12), and their step keys. */
+  externalChanges: { counts: Record<string, number>; keys: string[] };
   unresolvedWrites: string[];
   duplicatesCreated: number;
   retryHistory: TaskRecord['retryHistory'];
@@ -60,13 +61,22 @@ export class FailureReporter {
       completedUnits: context.doneSteps.size,
       totalUnits: task.totalUnits,
       verified,
-      externalChanges: journal
-        .filter(([, entry]) => entry.state === 'done')
-        .map(([key, entry]) => ({ key, result: entry.result })),
+      externalChanges: summarizeWrites(
+        journal.filter(([, entry]) => entry.state === 'done').map(([key]) => key),
+      ),
       unresolvedWrites: journal.filter(([, entry]) => entry.state === 'intent').map(([key]) => key),
       duplicatesCreated: duplicates,
       retryHistory: task.retryHistory,
       nextSteps,
     };
   }
+}
+
+function summarizeWrites(keys: string[]): StructuredFailure['externalChanges'] {
+  const counts: Record<string, number> = {};
+  for (const key of keys) {
+    const kind = key.split(':')[0];
+    counts[kind] = (counts[kind] ?? 0) + 1;
+  }
+  return { counts, keys: keys.sort() };
 }

@@ -49,7 +49,15 @@ export class VigilStack {
       if (task && predicate(task)) return task;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    throw new Error(`task ${id}: ${what} not reached in ${timeoutMs} ms; last seen ${JSON.stringify(task)}`);
+    const seen = task && {
+      status: task.status,
+      attempt: task.attempt,
+      completedUnits: task.completedUnits,
+      currentStep: task.currentStep,
+      retryHistory: task.retryHistory,
+      failure: task.failure,
+    };
+    throw new Error(`task ${id}: ${what} not reached in ${timeoutMs} ms; last seen ${JSON.stringify(seen)}`);
   }
 
   async stopApps(app: AppName): Promise<void> {

@@ -1,0 +1,56 @@
+import type { TaskEvent, TaskEventType } from '@vigil/events';
+import type { TaskRecord } from '@vigil/tasks';
+import { agentText, humanInputText, pausedText, recoveryText, resumedText, stoppedText } from './event-texts';
+import { completedText, failedText } from './final-texts';
+import type { MessageDraft } from './user-message';
+
+/** Event types that may produce a user message (the live stream waits briefly for theirs). */
+export function producesMessage(type: TaskEventType): boolean {
+  switch (type) {
+    case 'task.recovered':
+    case 'task.message':
+    case 'task.waiting_on_human':
+    case 'task.paused':
+    case 'task.resumed':
+    case 'task.cancelled':
+    case 'task.completed':
+    case 'task.failed':
+      return true;
+    case 'task.created':
+    case 'task.started':
+    case 'task.progress':
+    case 'task.verifying':
+      // Progress reaches the user by time (the update cadence), not per event.
+      return false;
+  }
+}
+
+/** The message one event means for the user, worded from the task record and the event's data. */
+export function composeForEvent(event: TaskEvent, task: TaskRecord): MessageDraft | null {
+  const data = event.data;
+  switch (event.type) {
+    case 'task.recovered':
+      return { kind: 'recovery', text: recoveryText(task, data), final: false };
+    case 'task.message': {
+      const text = agentText(data);
+      return text ? { kind: 'agent', text, final: false } : null;
+    }
+    case 'task.waiting_on_human':
+      return { kind: 'human_input', text: humanInputText(task, data), final: false };
+    case 'task.paused':
+      return { kind: 'control', text: pausedText(task, data), final: false };
+    case 'task.resumed':
+      return { kind: 'control', text: resumedText(task, data), final: false };
+    case 'task.cancelled':
+      return { kind: 'control', text: stoppedText(task, data), final: true };
+    case 'task.completed':
+      return { kind: 'completed', text: completedText(task), final: true };
+    case 'task.failed':
+      return { kind: 'failed', text: failedText(task), final: true };
+    case 'task.created':
+    case 'task.started':
+    case 'task.progress':
+    case 'task.verifying':
+      return null;
+  }
+}

@@ -1,0 +1,70 @@
+import type { TaskRecord } from '@vigil/tasks';
+import { bounded, sentence, stepsDone, titleOf } from './wording';
+
+type EventData = Record<string, unknown>;
+
+const numberOr = (value: unknown, fallback: number | null): number | null =>
+  typeof value === 'number' && Number.isFinite(value) ? value : fallback;
+
+const byUser = (data: EventData): string => (data.by === 'user' ? ' at your request' : '');
+
+/**
+ * The honest recovery notice: what stopped, that the work resumed from the last completed step, and
+ * how far it was. The event's `detail` is deliberately not quoted: it may carry error text or a model
+ * name, and neither helps the user.
+ */
+export function recoveryText(task: TaskRecord, data: EventData): string {
+  const title = titleOf(task);
+  const opening =
+    data.reason === 'failed_verification'
+      ? `The result of your task ${title} did not pass its completion checks yet, so the work resumed from the last verified step to finish it.`
+      : data.reason === 'tool_error'
+        ? `The previous attempt at your task ${title} ran into repeated errors, so the work resumed from the last completed step.`
+        : `The original execution of your task ${title} stopped unexpectedly, so the work resumed from the last completed step.`;
+  const done = stepsDone(numberOr(data.completedUnits, task.completedUnits), task.totalUnits, 'were');
+  const kept = done ? sentence(`${done}; completed steps are not repeated`) : null;
+  const retry = numberOr(data.retryNumber, task.retryCount);
+  const allowed = task.agent.policy?.length;
+  const which = retry ? `This is retry ${retry}${allowed ? ` of at most ${allowed}` : ''}.` : null;
+  return [opening, kept, which, 'Nothing is needed from you.'].filter(Boolean).join(' ');
+}
+
+/** A `message_user` call: the agent's own words, bounded in length. */
+export function agentText(data: EventData): string | null {
+  if (data.kind !== 'agent' || typeof data.text !== 'string') return null;
+  const text = bounded(data.text);
+  return text.length > 0 ? text : null;
+}
+
+export function humanInputText(task: TaskRecord, data: EventData): string {
+  const asked =
+    typeof data.question === 'string' && data.question.trim() ? data.question : task.humanQuestion;
+  const question = bounded(asked ?? '') || '(the task did not say what it needs)';
+  return [
+    `Your task ${titleOf(task)} needs your input before it can continue: ${question}`,
+    `To answer, send POST /v1/tasks/${task.id}/input with a JSON body {"text": "<your answer>"}.`,
+    'The task waits until you answer.',
+  ].join(' ');
+}
+
+export function pausedText(task: TaskRecord, data: EventData): string {
+  return `Your task ${titleOf(task)} was paused${byUser(data)}. Nothing runs until it is resumed (POST /v1/tasks/${task.id}/resume); completed steps are kept.`;
+}
+
+export function resumedText(task: TaskRecord, data: EventData): string {
+  return data.input === true
+    ? `Your answer was received, and your task ${titleOf(task)} continues.`
+    : `Your task ${titleOf(task)} was resumed${byUser(data)} and continues from its last completed step.`;
+}
+
+/** The final message of a stopped task: what was done, and that external changes stay. */
+export function stoppedText(task: TaskRecord, data: EventData): string {
+  const done = stepsDone(task.completedUnits, task.totalUnits, 'were');
+  return [
+    `Your task ${titleOf(task)} was stopped${byUser(data)}; nothing more will run.`,
+    done ? sentence(`${done} before the stop`) : null,
+    `Changes already made in external systems stay as they are; GET /v1/tasks/${task.id}/actions lists every action taken.`,
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
