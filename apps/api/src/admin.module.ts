@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
+import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import type { VigilConfig } from '@vigil/config';
@@ -38,6 +39,15 @@ export class AdminModule {
           .allShards()
           .map((shard) =>
             BullBoardModule.forFeature({ name: keys.turnQueueName(shard), adapter: BullMQAdapter }),
+          ),
+        // The notifier's webhook queues, registered here only so the board shows (and can retry) them.
+        BullModule.registerQueue(
+          ...keys.allShards().map((shard) => ({ name: keys.webhookQueueName(shard) })),
+        ),
+        ...keys
+          .allShards()
+          .map((shard) =>
+            BullBoardModule.forFeature({ name: keys.webhookQueueName(shard), adapter: BullMQAdapter }),
           ),
       ],
     };

@@ -1,8 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { ControlModule } from '@vigil/control';
+import { LiveEventsModule } from '@vigil/notify';
 import { PlatformModule } from '@vigil/platform';
 import { AdminModule } from './admin.module';
+import { TaskEventsController } from './task-events.controller';
 import { TasksController } from './tasks.controller';
 import { VersionController } from './version.controller';
 
@@ -15,8 +17,9 @@ export class ApiModule {
         PlatformModule.forRoot(config, 'api'),
         ControlModule.forRoot(config),
         AdminModule.forRoot(config),
+        LiveEventsModule,
       ],
-      controllers: [TasksController, VersionController],
+      controllers: [TasksController, TaskEventsController, VersionController],
     };
   }
 }

@@ -33,7 +33,8 @@ export class DeliveryOutbox {
     const entries: string[] = [];
     for (const channel of this.channels.values()) {
       const target = channel.targetFor(task);
-      if (target) entries.push(JSON.stringify({ channel: channel.name, target, message } satisfies OutboxEntry));
+      if (target)
+        entries.push(JSON.stringify({ channel: channel.name, target, message } satisfies OutboxEntry));
     }
     return entries;
   }

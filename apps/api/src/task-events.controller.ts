@@ -1,0 +1,59 @@
+import {
+  BadRequestException,
+  Controller,
+  Get,
+  Headers,
+  Logger,
+  Param,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
+import type { Response } from 'express';
+import { isStreamId, TaskEventStream } from '@vigil/notify';
+import { TaskRepository } from '@vigil/tasks';
+import { ApiKeyGuard } from './http/api-key.guard';
+import { Tenant } from './http/tenant.decorator';
+
+/** GET /v1/tasks/:id/events — the task's events as Server-Sent Events, resumable by Last-Event-ID. */
+@Controller('v1/tasks')
+@UseGuards(ApiKeyGuard)
+export class TaskEventsController {
+  private readonly logger = new Logger(TaskEventsController.name);
+
+  constructor(
+    private readonly tasks: TaskRepository,
+    private readonly stream: TaskEventStream,
+  ) {}
+
+  @Get(':id/events')
+  async events(
+    @Tenant() tenantId: string,
+    @Param('id') id: string,
+    @Headers('last-event-id') header: string | undefined,
+    @Query('lastEventId') query: string | undefined,
+    @Res() response: Response,
+  ): Promise<void> {
+    // Checked before the stream opens, so a missing task or a bad id is a plain JSON error.
+    const task = await this.tasks.getForTenant(id, tenantId);
+    const lastEventId = header || query || undefined;
+    if (lastEventId !== undefined && !isStreamId(lastEventId))
+      throw new BadRequestException('Last-Event-ID must be an event id such as 1700000000000-0');
+    response.status(200).set({
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    response.flushHeaders();
+    const disconnected = new AbortController();
+    // The response's close (not the request's) is the client going away.
+    response.on('close', () => disconnected.abort());
+    try {
+      await this.stream.pipe(task, lastEventId, (chunk) => response.write(chunk), disconnected.signal);
+    } catch (error) {
+      this.logger.error(`event stream of ${id} failed: ${String(error)}`);
+    }
+    response.end();
+  }
+}

@@ -1,0 +1,33 @@
+import type { Redis } from 'ioredis';
+import type { VigilConfig } from '@vigil/config';
+import { RedisKeys } from '@vigil/redis';
+import { TaskRepository } from '@vigil/tasks';
+import { DeliveryOutbox } from './delivery/delivery-outbox';
+import { EventHandler } from './events/event-handler';
+import { NotifierConsumer } from './events/notifier-consumer';
+import { MessageLog } from './messages/message-log';
+import { Notifier, tickIntervalMs } from './notifier';
+import { UpdateScheduler } from './updates/update-scheduler';
+import { WebhookChannel } from './webhooks/webhook-channel';
+import { WebhookQueues } from './webhooks/webhook-queues';
+import { WebhookSender } from './webhooks/webhook-sender';
+import { WebhookWorkers } from './webhooks/webhook-workers';
+
+/**
+ * Wires one notifier from a Redis connection and the config. Plain constructors, so the Nest module,
+ * tests and the bench build exactly the same object graph.
+ */
+export function createNotifier(redis: Redis, keys: RedisKeys, config: VigilConfig): Notifier {
+  const log = new MessageLog(redis, keys);
+  const queues = new WebhookQueues(config, keys);
+  const outbox = new DeliveryOutbox(redis, keys, [new WebhookChannel(queues, config)]);
+  const handler = new EventHandler(new TaskRepository(redis, keys, config), log, outbox);
+  return new Notifier(
+    new NotifierConsumer(redis, keys, config, handler),
+    new UpdateScheduler(redis, keys, config, log, outbox),
+    outbox,
+    new WebhookWorkers(redis, keys, config, new WebhookSender(config)),
+    queues,
+    tickIntervalMs(config.userUpdateIntervalMs),
+  );
+}
