@@ -1,0 +1,63 @@
+import { Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { PlatformModule } from '@vigil/platform';
+import { SupervisorModule, SupervisorSweep, TaskSupervisor } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { TaskRepository, TaskStatus } from '@vigil/tasks';
+
+/** A stopped task is never recovered, verified or retried, whatever a Watcher saw before the stop. */
+describe('stopped tasks and the watcher', () => {
+  const ctx = new RedisTestContext('stopped', { STALE_AFTER_MS: '1000', HEARTBEAT_INTERVAL_MS: '100' });
+  let app: INestApplicationContext;
+  let tasks: TaskRepository;
+
+  beforeAll(async () => {
+    @Module({
+      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
+    })
+    class TestModule {}
+    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  });
+  afterAll(async () => {
+    await app.close();
+    await ctx.close();
+  });
+
+  it.each<[string, TaskStatus[]]>([
+    ['stale while running', ['running']],
+    ['claimed done', ['running', 'verifying']],
+    ['failed a turn', ['running', 'retrying']],
+    ['queued with its job gone', []],
+  ])('a task %s, then stopped, is left alone', async (_, path) => {
+    const longAgo = Date.now() - 60_000;
+    const { task } = await tasks.create(`stopped-${path.join('-') || 'queued'}`, newNoopTask(), '', longAgo);
+    for (const status of path) {
+      await tasks.transition(
+        task,
+        status,
+        {
+          attempt: 1,
+          ...(status === 'retrying'
+            ? { failedAttempt: { model: 'opus', reason: 'tool_error' as const } }
+            : {}),
+        },
+        longAgo,
+      );
+    }
+    const seen = (await tasks.get(task.id))!;
+    await tasks.transition(task, 'cancelled');
+    const before = await ctx.redis.hgetall(ctx.keys.task(task.id));
+    const events = await ctx.redis.xlen(ctx.keys.events(0));
+
+    // The Watcher acts on what it saw before the stop, as a racing replica would.
+    const supervisor = app.get(TaskSupervisor);
+    for (const suspicion of ['deadline', 'verifying', 'expired', 'worker_gone'] as const) {
+      expect(await supervisor.inspect(task.id, suspicion)).toBe('nothing');
+    }
+    await app.get(SupervisorSweep).tick(Date.now() + 10 * 3_600_000);
+    expect(await ctx.redis.hgetall(ctx.keys.task(task.id))).toEqual(before);
+    expect(await ctx.redis.xlen(ctx.keys.events(0))).toBe(events);
+    expect(seen.status).toBe(path[path.length - 1] ?? 'queued');
+  });
+});

@@ -1,0 +1,67 @@
+import { Queue } from 'bullmq';
+import { bullConnection } from '@vigil/queue';
+import { RedisTestContext, VigilStack } from '@vigil/testing';
+
+describe('stop wins against a hung model call', () => {
+  const ctx = new RedisTestContext('stop-hang');
+  const stack = new VigilStack(ctx, {
+    API_KEYS: 'acme:test-key-0001',
+    HEARTBEAT_INTERVAL_MS: '200',
+    STALE_AFTER_MS: '60000',
+    WATCHER_INTERVAL_MS: '200',
+  });
+  let queue: Queue;
+
+  beforeAll(async () => {
+    queue = new Queue(ctx.keys.turnQueueName(0), {
+      connection: bullConnection(ctx.config.redisUrl),
+      prefix: ctx.prefix,
+    });
+    await stack.start('api');
+    await stack.start('watcher');
+    await stack.start('worker');
+  });
+  afterAll(async () => {
+    await stack.stopAll();
+    await queue.close();
+    await ctx.close();
+  });
+
+  it('aborts the hung call within a second; the record stays cancelled; nothing is recovered', async () => {
+    const created = await stack.api!.post('/v1/tasks', {
+      kind: 'noop',
+      input: { steps: 10 },
+      agent: { scripted: { hangAtStep: 4 } },
+    });
+    const id = created.body.id as string;
+    const hung = await stack.waitForTask(
+      id,
+      (t) => t.completedUnits === 3 && t.status === 'running',
+      20_000,
+      'the hang',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    // Wedged: no heartbeat since the hang began.
+    expect((await stack.tasks.get(id))!.lastHeartbeatAt).toBe(hung.lastHeartbeatAt);
+
+    const stoppedAt = Date.now();
+    const stop = await stack.api!.post(`/v1/tasks/${id}/stop`);
+    expect(stop.status).toBe(200);
+    let finishedOn: number | undefined;
+    while (!finishedOn && Date.now() - stoppedAt < 10_000) {
+      finishedOn = (await queue.getJob(`${id}-a1-s1`))?.finishedOn;
+      if (!finishedOn) await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(finishedOn).toBeDefined();
+    expect(finishedOn! - stoppedAt).toBeLessThan(1000);
+    expect((await queue.getJob(`${id}-a1-s1`))?.returnvalue).toBe('aborted');
+
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const task = (await stack.tasks.get(id))!;
+    expect(task.status).toBe('cancelled');
+    expect(task.completedUnits).toBe(3);
+    expect(task.retryHistory).toEqual([]);
+    const actions = await ctx.redis.llen(ctx.keys.actions(id));
+    expect(actions).toBe(3);
+  });
+});
