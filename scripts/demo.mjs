@@ -1,0 +1,235 @@
+// `npm run demo`: an 134-step Meta campaign build that survives a worker crash and a false "done".
+// Flags: --ci (assert and exit non-zero on any broken promise), --keep (leave it running),
+// --model opus|gemini (real models when their API keys are set).
+import { spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Child, freePort } from './demo/processes.mjs';
+import { bold, cyan, dim, green, line, progress, red, table, yellow } from './demo/render.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const args = process.argv.slice(2);
+const ci = args.includes('--ci');
+const keep = args.includes('--keep');
+const model = args.includes('--model') ? args[args.indexOf('--model') + 1] : undefined;
+const ACCOUNT = 'act_1234567890';
+const CRASH_AT_STEP = 57;
+const FALSE_FINISH_AFTER = 110;
+
+function fail(message) {
+  line(red(`✗ ${message}`));
+  process.exitCode = 1;
+}
+
+if (spawnSync(process.execPath, [join(root, 'scripts/ensure-redis.mjs')], { stdio: 'inherit' }).status !== 0)
+  process.exit(1);
+if (!existsSync(join(root, 'dist/apps/worker/src/main.js')) || args.includes('--build')) {
+  if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
+}
+const require = createRequire(import.meta.url);
+const { campaignBuildDemoInput } = require(join(root, 'dist/libs/kinds/src/campaign-build/demo-input.js'));
+
+const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
+const [apiPort, sandboxPort, workerPort, watcherPort, notifierPort] = await Promise.all(
+  Array.from({ length: 5 }, freePort),
+);
+const timings = {
+  HEARTBEAT_INTERVAL_MS: '1000',
+  STALE_AFTER_MS: '5000',
+  WATCHER_INTERVAL_MS: '1000',
+  USER_UPDATE_INTERVAL_MS: '10000',
+};
+const adminPassword = randomBytes(6).toString('hex');
+const env = {
+  ...process.env,
+  ...timings,
+  KEY_PREFIX: prefix,
+  PORT: String(apiPort),
+  WORKER_PORT: String(workerPort),
+  WATCHER_PORT: String(watcherPort),
+  NOTIFIER_PORT: String(notifierPort),
+  META_API_BASE_URL: `http://127.0.0.1:${sandboxPort}/v21.0`,
+  META_ACCESS_TOKEN: 'sandbox-token',
+  API_KEYS: 'demo:demo-key-0001',
+  ADMIN_PASSWORD: adminPassword,
+  LOG_LEVEL: 'info',
+};
+const faults = {
+  rateLimit: { every: 45, burst: 2 },
+  transient500Probability: 0.02,
+  commitThenDropProbability: 0.02,
+  latencyMs: { min: 2, max: 15 },
+};
+
+line(
+  bold(
+    'Vigil demo: a 134-step Meta campaign build (1 campaign, 12 ad sets, 36 ads with images and creatives)',
+  ),
+);
+line(
+  `timings: heartbeat ${timings.HEARTBEAT_INTERVAL_MS} ms · stale after ${timings.STALE_AFTER_MS} ms · sweep every ${timings.WATCHER_INTERVAL_MS} ms · user updates every ${timings.USER_UPDATE_INTERVAL_MS} ms`,
+);
+line(
+  `sandbox faults: rate limits (code 17) every 45 calls, 2% transient 500s, 2% creates committed but never answered; the agent will crash at step ${CRASH_AT_STEP} and claim "done" after ${FALSE_FINISH_AFTER}`,
+);
+
+const children = [];
+const start = async (name, entry, ready, extraEnv = {}) => {
+  const child = new Child(name, root, entry, { ...env, ...extraEnv });
+  children.push(child);
+  await child.ready(ready);
+  return child;
+};
+const sandbox = await start('meta-sandbox', 'dist/libs/meta-sandbox/src/main.js', /listening/, {
+  META_SANDBOX_PORT: String(sandboxPort),
+  META_SANDBOX_FAULTS: JSON.stringify(faults),
+  META_SANDBOX_SEED: '7',
+});
+await Promise.all([
+  start('api', 'dist/apps/api/src/main.js', /ready/),
+  start('watcher', 'dist/apps/watcher/src/main.js', /ready/),
+  start('notifier', 'dist/apps/notifier/src/main.js', /ready/),
+]);
+
+// The worker runs under a tiny supervisor, as an orchestrator would restart a crashed container.
+let worker;
+let deaths = 0;
+let stopping = false;
+const runWorker = async () => {
+  while (!stopping) {
+    worker = await start('worker', 'dist/apps/worker/src/main.js', /ready/);
+    const exit = await worker.exit;
+    if (stopping) return;
+    deaths++;
+    line(
+      red(
+        `☠  worker process died (${exit.signal ?? `exit ${exit.code}`}) mid-build — restarting it, as your orchestrator would`,
+      ),
+    );
+  }
+};
+const workerLoop = runWorker();
+line(green(`all processes up: api :${apiPort}, worker, watcher, notifier, Meta sandbox :${sandboxPort}`));
+
+const api = async (method, path, body) => {
+  const response = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
+    method,
+    headers: { authorization: 'Bearer demo-key-0001', 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  });
+  return response.json();
+};
+const policy = model
+  ? [model, model === 'opus' ? 'gemini' : 'opus', model, model === 'opus' ? 'gemini' : 'opus']
+  : undefined;
+const created = await api('POST', '/v1/tasks', {
+  kind: 'campaign_build',
+  input: campaignBuildDemoInput({ adAccountId: ACCOUNT }),
+  agent: {
+    ...(policy ? { policy } : {}),
+    scripted: { crashAtStep: CRASH_AT_STEP, falseFinishAfter: FALSE_FINISH_AFTER },
+  },
+});
+if (!created.id) throw new Error(`task creation failed: ${JSON.stringify(created)}`);
+line(
+  `task ${cyan(created.id)} created: ${created.title} — exit criteria: ${created.exitCriteria.map((c) => `${c.check}=${c.expected}`).join(', ')}`,
+);
+
+let task = created;
+let shownMessages = 0;
+let shownRetries = 0;
+const deadline = Date.now() + 110_000;
+while (!['completed', 'failed', 'cancelled'].includes(task.status) && Date.now() < deadline) {
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  task = await api('GET', `/v1/tasks/${created.id}`);
+  for (const entry of task.retryHistory.slice(shownRetries)) {
+    const why =
+      entry.reason === 'failed_verification'
+        ? `false completion caught by verification: ${entry.detail}`
+        : `${entry.reason} (${entry.detail ?? ''})`;
+    line(yellow(`↻  attempt ${entry.attempt} on ${entry.model} failed — ${why}`));
+    line(
+      yellow(
+        `   the Watcher replays the turn from the last recorded step (${task.completedUnits} done) as attempt ${entry.attempt + 1}`,
+      ),
+    );
+  }
+  shownRetries = task.retryHistory.length;
+  const messages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
+  for (const message of (messages.data ?? []).slice(shownMessages))
+    line(`✉  ${bold(message.kind)}: ${message.text}`);
+  shownMessages = Math.max(shownMessages, (messages.data ?? []).length);
+  progress(task);
+}
+await new Promise((resolve) => setTimeout(resolve, 1500));
+const finalMessages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
+for (const message of (finalMessages.data ?? []).slice(shownMessages))
+  line(`✉  ${bold(message.kind)}: ${message.text}`);
+
+line(bold(`task ${task.status} after ${task.attempt} attempts, ${task.sliceCount} slices`));
+if (task.verification) {
+  table(
+    task.verification.checks.map((c) => [
+      c.passed ? green('pass') : red('FAIL'),
+      c.check,
+      JSON.stringify(c.expected),
+      JSON.stringify(c.actual),
+    ]),
+    ['result', 'check', 'expected', 'actual (from the Meta API)'],
+  );
+}
+const snapshot = await (await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/objects`)).json();
+const counts = snapshot.counts;
+table(
+  [
+    [
+      counts.campaigns,
+      counts.adsets,
+      counts.adimages,
+      counts.adcreatives,
+      counts.ads,
+      snapshot.duplicates.length,
+    ],
+  ],
+  ['campaigns', 'ad sets', 'images', 'creatives', 'ads', 'duplicates'],
+);
+
+const retries = task.retryHistory.map((entry) => entry.reason);
+const checks = [
+  [
+    task.status === 'completed' && task.verification?.passed,
+    'the task completed with every exit criterion verified',
+  ],
+  [deaths >= 1 && retries.includes('crashed'), 'the worker crash was detected and the build resumed'],
+  [retries.includes('failed_verification'), 'the false "done" was caught by verification'],
+  [
+    counts.campaigns === 1 &&
+      counts.adsets === 12 &&
+      counts.adimages === 36 &&
+      counts.adcreatives === 36 &&
+      counts.ads === 36,
+    'the sandbox holds exactly the expected objects',
+  ],
+  [snapshot.duplicates.length === 0, 'no duplicate object was created'],
+];
+for (const [ok, what] of checks) (ok ? (w) => line(green(`✓ ${w}`)) : fail)(what);
+
+if (keep) {
+  line(bold('--keep: still running. Look around:'));
+  line(
+    `  tasks:        curl -H 'Authorization: Bearer demo-key-0001' http://127.0.0.1:${apiPort}/v1/tasks/${created.id}`,
+  );
+  line(`  admin queues: http://127.0.0.1:${apiPort}/admin/queues (user admin, password ${adminPassword})`);
+  line(`  sandbox:      http://127.0.0.1:${sandboxPort}/__sandbox/objects — Ctrl-C stops everything`);
+  await new Promise((resolve) => process.once('SIGINT', resolve));
+}
+stopping = true;
+await Promise.all(children.map((child) => child.stop()));
+await workerLoop;
+void sandbox;
+if (!keep)
+  spawnSync(process.execPath, [join(root, 'scripts/cleanup-prefix.mjs'), prefix], { stdio: 'inherit' });
+if (ci && process.exitCode) line(red('demo: a guarantee did not hold'));
