@@ -1,0 +1,215 @@
+// `npm run chaos -- --tasks 20 --kills 60 --seconds 240`: campaign builds against the faulty Meta
+// sandbox while workers, watchers and notifiers are SIGKILLed or frozen at random and Redis is
+// restarted mid-run; then checks every invariant and exits non-zero if one fails.
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { checkInvariants } from './chaos/invariants.mjs';
+import { ChaosRedis } from './chaos/redis-server.mjs';
+import { Child, freePort } from './demo/processes.mjs';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const arg = (name, fallback) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i === -1 ? fallback : Number(process.argv[i + 1]);
+};
+const TASKS = arg('tasks', 20);
+const KILLS = arg('kills', 60);
+const SECONDS = arg('seconds', 240);
+let seed = arg('seed', 1);
+const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+const log = (text) =>
+  console.log(`[chaos ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s] ${text}`);
+const startedAt = Date.now();
+
+if (!existsSync(join(root, 'dist/apps/worker/src/main.js'))) {
+  if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
+}
+const require = createRequire(import.meta.url);
+const { Redis } = require('ioredis');
+const { RedisKeys } = require(join(root, 'dist/libs/redis/src/redis-keys.js'));
+const { campaignBuildDemoInput } = require(join(root, 'dist/libs/kinds/src/campaign-build/demo-input.js'));
+
+const ports = await Promise.all(Array.from({ length: 3 }, freePort));
+const [redisPort, sandboxPort, apiPort] = ports;
+if (!ChaosRedis.available()) {
+  console.error('chaos needs redis-server installed (it runs its own, persistent, and restarts it mid-run)');
+  process.exit(1);
+}
+const redisServer = new ChaosRedis(redisPort);
+await redisServer.start();
+const prefix = 'vigil-chaos';
+const INTERVAL = 2000;
+const env = {
+  ...process.env,
+  REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  KEY_PREFIX: prefix,
+  HEARTBEAT_INTERVAL_MS: '300',
+  STALE_AFTER_MS: '3000',
+  WATCHER_INTERVAL_MS: '300',
+  USER_UPDATE_INTERVAL_MS: String(INTERVAL),
+  TASK_MAX_SLICES: '60',
+  WORKER_CONCURRENCY: '4',
+  META_API_BASE_URL: `http://127.0.0.1:${sandboxPort}/v21.0`,
+  META_ACCESS_TOKEN: 'sandbox-token',
+  API_KEYS: 'chaos:chaos-key-0001',
+  LOG_LEVEL: 'warn',
+};
+
+const sandbox = new Child('meta-sandbox', root, 'dist/libs/meta-sandbox/src/main.js', {
+  ...env,
+  LOG_LEVEL: 'info',
+  META_SANDBOX_PORT: String(sandboxPort),
+  META_SANDBOX_SEED: String(seed),
+  META_SANDBOX_FAULTS: JSON.stringify({
+    rateLimit: { every: 60, burst: 2 },
+    transient500Probability: 0.02,
+    commitThenDropProbability: 0.02,
+    latencyMs: { min: 1, max: 10 },
+  }),
+});
+await sandbox.ready(/listening/);
+
+// Every role runs under a keeper that restarts it when it dies, as an orchestrator would.
+const roles = [
+  ['api', 1],
+  ['worker', 3],
+  ['watcher', 2],
+  ['notifier', 2],
+];
+const slots = [];
+let stopping = false;
+for (const [app, count] of roles) {
+  for (let i = 0; i < count; i++) {
+    const slot = { app, child: undefined, port: app === 'api' ? apiPort : await freePort() };
+    slots.push(slot);
+    slot.loop = (async () => {
+      while (!stopping) {
+        const portVar = {
+          api: 'PORT',
+          worker: 'WORKER_PORT',
+          watcher: 'WATCHER_PORT',
+          notifier: 'NOTIFIER_PORT',
+        }[app];
+        slot.child = new Child(app, root, `dist/apps/${app}/src/main.js`, {
+          ...env,
+          LOG_LEVEL: 'info',
+          [portVar]: String(slot.port),
+        });
+        await slot.child.ready(/ready/, 60_000).catch(() => undefined);
+        await slot.child.exit;
+        if (!stopping) await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+    })();
+  }
+}
+while (slots.some((slot) => !slot.child || !/ready/.test(slot.child.output)))
+  await new Promise((r) => setTimeout(r, 100));
+log(`up: ${slots.length} app processes, sandbox, private persistent Redis on :${redisPort}`);
+
+const api = async (method, path, body) => {
+  const response = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
+    method,
+    headers: { authorization: 'Bearer chaos-key-0001', 'content-type': 'application/json' },
+    body: body && JSON.stringify(body),
+  });
+  return response.json();
+};
+const taskIds = [];
+for (let i = 0; i < TASKS; i++) {
+  const scripted = i % 3 === 0 ? { falseFinishAfter: 60 + Math.floor(random() * 60) } : {};
+  const created = await api('POST', '/v1/tasks', {
+    kind: 'campaign_build',
+    input: campaignBuildDemoInput({ adAccountId: `act_${9_000_000 + i}` }),
+    agent: { scripted },
+  });
+  if (!created.id) throw new Error(`create failed: ${JSON.stringify(created)}`);
+  taskIds.push(created.id);
+}
+log(`${TASKS} campaign builds submitted (${TASKS * 134} steps)`);
+
+const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
+// Refused connections while Redis restarts are expected; commands wait and retry.
+redis.on('error', () => undefined);
+const keys = new RedisKeys(prefix, 1);
+const terminal = async () => {
+  const statuses = await Promise.all(taskIds.map((id) => redis.hget(keys.task(id), 'status')));
+  return statuses.filter((s) => ['completed', 'failed', 'cancelled'].includes(s)).length;
+};
+
+let kills = 0;
+let freezes = 0;
+let redisRestarted = false;
+// Fast enough to land every requested blow while builds are still running.
+const every = Math.min(1000, Math.max(150, 15_000 / Math.max(1, KILLS)));
+while (Date.now() - startedAt < SECONDS * 1000) {
+  const done = await terminal().catch(() => 0);
+  if (done === TASKS && kills >= Math.min(KILLS, 1)) break;
+  if (!redisRestarted && (kills >= KILLS / 2 || done >= TASKS / 2)) {
+    redisRestarted = true;
+    log('restarting Redis (SIGKILL, 1 s down, reload from the append-only file)');
+    await redisServer.restart(1000);
+  } else if (kills + freezes < KILLS) {
+    const victims = slots.filter((slot) => slot.app !== 'api' && slot.child?.alive());
+    const victim = victims[Math.floor(random() * victims.length)];
+    if (victim) {
+      if (random() < 0.7) {
+        victim.child.process.kill('SIGKILL');
+        kills++;
+      } else {
+        const child = victim.child;
+        child.process.kill('SIGSTOP');
+        freezes++;
+        setTimeout(() => child.process.kill('SIGCONT'), 500 + random() * 4000);
+      }
+    }
+  }
+  await new Promise((resolve) => setTimeout(resolve, every));
+}
+log(
+  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, Redis restarted: ${redisRestarted}; waiting for tasks to settle`,
+);
+const settleUntil = Date.now() + 90_000;
+while ((await terminal()) < TASKS && Date.now() < settleUntil) await new Promise((r) => setTimeout(r, 500));
+await new Promise((resolve) => setTimeout(resolve, INTERVAL + 1000));
+
+const snapshot = await (await fetch(`http://127.0.0.1:${sandboxPort}/__sandbox/objects`)).json();
+const { result, outcomes } = await checkInvariants({
+  redis,
+  keys,
+  taskIds,
+  sandbox: snapshot,
+  interval: INTERVAL,
+});
+stopping = true;
+for (const slot of slots) slot.child?.process.kill('SIGCONT');
+await Promise.all(slots.map((slot) => slot.child?.stop()));
+await Promise.all(slots.map((slot) => slot.loop));
+await sandbox.stop();
+await redis.quit();
+await redisServer.stop();
+
+const report = {
+  tasks: TASKS,
+  kills,
+  freezes,
+  redisRestarted,
+  outcomes,
+  invariants: result,
+  seconds: Math.round((Date.now() - startedAt) / 1000),
+};
+console.log(JSON.stringify(report, null, 2));
+const targets = Object.entries(result);
+console.table(
+  Object.fromEntries(
+    targets.map(([name, value]) => [name, { value, target: 0, ok: value === 0 ? 'yes' : 'NO' }]),
+  ),
+);
+const broken = targets.filter(([, value]) => value !== 0);
+if (broken.length > 0) {
+  console.error(`chaos: invariants broken: ${broken.map(([name]) => name).join(', ')}`);
+  process.exit(1);
+}
+console.log('chaos: every invariant held');
