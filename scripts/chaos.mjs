@@ -1,4 +1,4 @@
-// `npm run chaos -- --tasks 20 --kills 60 --seconds 240`: campaign builds against the faulty Meta
+// `npm run chaos -- --tasks 20 --kills 60 --seconds 180`: campaign builds against the faulty Meta
 // sandbox while workers, watchers and notifiers are SIGKILLed or frozen at random and Redis is
 // restarted mid-run; then checks every invariant and exits non-zero if one fails.
 import { spawnSync } from 'node:child_process';
@@ -17,7 +17,7 @@ const arg = (name, fallback) => {
 };
 const TASKS = arg('tasks', 20);
 const KILLS = arg('kills', 60);
-const SECONDS = arg('seconds', 240);
+const SECONDS = arg('seconds', 180);
 let seed = arg('seed', 1);
 const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const log = (text) =>
