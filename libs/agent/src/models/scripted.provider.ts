@@ -39,7 +39,7 @@ export class ScriptedProvider implements ModelProvider {
         summary: 'All planned steps completed.',
       });
 
-    const position = session.plan.indexOf(next) + 1;
+    const position = session.plan.indexOf(next, this.forgetting ? 0 : this.cursor) + 1;
     const options = session.options;
     if (options.falseFinishAfter !== undefined && position > options.falseFinishAfter) {
       if (await session.claimTrigger('falseFinishAfter')) {
@@ -69,10 +69,15 @@ export class ScriptedProvider implements ModelProvider {
       if (redo && session.doneSteps.has(redo.key)) return redo;
       this.forgetting = false;
     }
-    return session.plan.find(
-      (step) => !session.doneSteps.has(step.key) && !session.issuedThisSlice.has(step.key),
-    );
+    // The plan is walked in order, so each search resumes where the last one stopped.
+    for (; this.cursor < session.plan.length; this.cursor++) {
+      const step = session.plan[this.cursor];
+      if (!session.doneSteps.has(step.key) && !session.issuedThisSlice.has(step.key)) return step;
+    }
+    return undefined;
   }
+
+  private cursor = 0;
 
   private forgetting = false;
 

@@ -108,7 +108,7 @@ export class SliceRunner {
     signal: AbortSignal,
     wedge: () => void,
   ): Promise<{ end: SliceEnd; detail?: string; reason?: FailureReason }> {
-    const context = await this.contexts.load(task.id);
+    const context = await this.contexts.load(task.id, { withActions: false });
     const provider = this.providers.create(task.model);
     const session = new SliceSession({
       task,

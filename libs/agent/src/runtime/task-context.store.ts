@@ -30,11 +30,16 @@ export class TaskContextStore {
     private readonly keys: RedisKeys,
   ) {}
 
-  /** One round trip for the whole context. */
-  async load(taskId: string): Promise<TaskContext> {
+  /**
+   * One round trip for the whole context. A slice skips the action log (`withActions: false`): its
+   * prompt needs only done steps, outputs and findings, and re-reading a long log every slice
+   * would make a task's bookkeeping grow with the square of its length.
+   */
+  async load(taskId: string, options: { withActions?: boolean } = {}): Promise<TaskContext> {
+    const withActions = options.withActions ?? true;
     const replies = await this.redis
       .pipeline()
-      .lrange(this.keys.actions(taskId), 0, -1)
+      .lrange(this.keys.actions(taskId), withActions ? 0 : 1, withActions ? -1 : 0)
       .smembers(this.keys.doneSteps(taskId))
       .hgetall(this.keys.outputs(taskId))
       .lrange(this.keys.findings(taskId), 0, -1)

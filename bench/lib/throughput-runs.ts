@@ -1,0 +1,142 @@
+import { Queue } from 'bullmq';
+import { bullConnection, TURN_JOB_NAME, TURN_JOB_OPTIONS } from '@vigil/queue';
+import { ControlSignals, TaskRepository } from '@vigil/tasks';
+import type { AppProcess } from '@vigil/testing';
+import { diffCommandStats, readCommandStats, redisCpuMs, totalCalls } from './commandstats';
+import type { BenchContext } from './context';
+import type { LineChild } from './line-child';
+import { cpuMs, vmRssKiB } from './processes';
+import { sleep } from './stats';
+import { noopTask, turnQueue } from './tasks';
+
+/** The throughput bench's runs: Vigil's worker, the bare BullMQ worker, and the memory hold. */
+export const TASKS = 200;
+
+export interface Run {
+  ms: number;
+  units: number;
+  commands: number;
+  /** CPU ms of the consuming process and of the Redis server over the run. */
+  processCpuMs: number;
+  redisCpuMs: number;
+}
+
+/** Wall time, Redis commands and CPU (consumer process and Redis server) around `work`. */
+async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<void>) {
+  const before = await readCommandStats(ctx.stats);
+  const [cpu0, redis0] = [cpuMs(pid), await redisCpuMs(ctx.stats)];
+  const started = Date.now();
+  await work();
+  const ms = Date.now() - started;
+  const [cpu1, redis1] = [cpuMs(pid), await redisCpuMs(ctx.stats)];
+  const commands = totalCalls(diffCommandStats(before, await readCommandStats(ctx.stats)));
+  return { ms, commands, processCpuMs: cpu1 - cpu0, redisCpuMs: redis1 - redis0 };
+}
+
+/** All TASKS noop tasks through the real worker process, from first publish to all `verifying`. */
+export async function vigilRun(
+  ctx: BenchContext,
+  worker: AppProcess,
+  round: number,
+  steps: number,
+  rss: number[],
+): Promise<Run & { toolSteps: number }> {
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { turns, close } = turnQueue(ctx);
+  const tenantId = `bench-r${round}`;
+  const ids = Array.from({ length: TASKS }, (_, i) => `tp-r${round}-${i}`);
+  await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(steps), tenantId })));
+  const verifying = ctx.keys.tenantStatusIndex(0, tenantId, 'verifying');
+  const sampler = setInterval(() => rss.push(vmRssKiB(worker.child.pid!)), 50);
+  let measured;
+  try {
+    measured = await measureRun(ctx, worker.child.pid!, async () => {
+      const started = Date.now();
+      await Promise.all(
+        ids.map((taskId) => turns.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
+      );
+      while ((await ctx.redis.zcard(verifying)) < TASKS) {
+        if (Date.now() - started > 300_000)
+          throw new Error('vigil run: tasks did not all reach verifying in 300 s');
+        if (worker.child.exitCode !== null) throw new Error(`worker exited:\n${worker.text().slice(-2000)}`);
+        await sleep(20);
+      }
+    });
+  } finally {
+    clearInterval(sampler);
+    await close();
+  }
+  const pipeline = ctx.redis.pipeline();
+  for (const id of ids) pipeline.llen(ctx.keys.actions(id)).hget(ctx.keys.task(id), 'completedUnits');
+  const replies = ((await pipeline.exec()) ?? []).map(([, value]) => Number(value));
+  const toolSteps = replies.filter((_, i) => i % 2 === 0).reduce((a, b) => a + b, 0);
+  const units = replies.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0);
+  if (units !== TASKS * steps) throw new Error(`vigil run: ${units} of ${TASKS * steps} steps recorded`);
+  return { ...measured, units, toolSteps };
+}
+
+/**
+ * Memory held per concurrent task: TASKS slow noop tasks (100 ms steps) all running at once on the
+ * worker; VmRSS sampled every 100 ms while all are running, then the tasks are stopped.
+ */
+export async function holdRss(ctx: BenchContext, worker: AppProcess, seconds: number): Promise<number[]> {
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const signals = new ControlSignals(ctx.redis, ctx.keys);
+  const { turns, close } = turnQueue(ctx);
+  const tenantId = 'bench-hold';
+  const ids = Array.from({ length: TASKS }, (_, i) => `tp-hold-${i}`);
+  try {
+    await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(1_000, 100), tenantId })));
+    await Promise.all(
+      ids.map((taskId) => turns.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
+    );
+    const running = ctx.keys.tenantStatusIndex(0, tenantId, 'running');
+    const deadline = Date.now() + 60_000;
+    while ((await ctx.redis.zcard(running)) < TASKS) {
+      if (Date.now() > deadline) throw new Error('rss: tasks did not all start within 60 s');
+      await sleep(50);
+    }
+    const samples: number[] = [];
+    for (let i = 0; i < seconds * 10; i++, await sleep(100)) samples.push(vmRssKiB(worker.child.pid!));
+    return samples;
+  } finally {
+    for (const id of ids) {
+      const task = await tasks.get(id);
+      if (task) await tasks.transition(task, 'cancelled').catch(() => undefined);
+      await signals.publish({ taskId: id, action: 'stop' });
+    }
+    await close();
+  }
+}
+
+/** The same number of no-op jobs, queued up front, through the bare BullMQ worker process. */
+export async function rawRun(
+  ctx: BenchContext,
+  raw: LineChild,
+  queueName: string,
+  round: number,
+  jobs: number,
+): Promise<Run> {
+  const queue = new Queue(queueName, { connection: bullConnection(ctx.config.redisUrl), prefix: ctx.prefix });
+  try {
+    for (let i = 0; i < jobs; i += 1000) {
+      await queue.addBulk(
+        Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({
+          name: TURN_JOB_NAME,
+          data: { taskId: `raw-${i + j}`, attempt: 1, slice: 1, reason: 'created' },
+          opts: { ...TURN_JOB_OPTIONS, jobId: `raw-r${round}-${i + j}` },
+        })),
+      );
+    }
+    const measured = await measureRun(ctx, raw.pid, async () => {
+      const done = raw.waitFor('done', 300_000);
+      raw.send(`go ${jobs}`);
+      await done;
+    });
+    raw.send('pause');
+    await raw.waitFor('paused');
+    return { ...measured, units: jobs };
+  } finally {
+    await queue.close();
+  }
+}

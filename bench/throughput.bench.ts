@@ -1,0 +1,119 @@
+import { join } from 'node:path';
+import type { AppProcess } from '@vigil/testing';
+import { BenchContext } from './lib/context';
+import { LineChild } from './lib/line-child';
+import { startApp, vmRssKiB } from './lib/processes';
+import type { Bench, BenchResults } from './lib/result';
+import { median, round, sleep } from './lib/stats';
+import { holdRss, rawRun, Run, TASKS, vigilRun } from './lib/throughput-runs';
+/**
+ * Issue 3: steps/s of 200 concurrent scripted noop tasks through a real worker process (its
+ * production build, WORKER_CONCURRENCY=200) vs no-op jobs/s through a bare BullMQ worker with the
+ * same concurrency, side by side; and the worker's RSS per concurrent task.
+ */
+export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
+  const dist = await distDir();
+  const ctx = new BenchContext('throughput');
+  // BENCH_STEPS_PER_TASK overrides the task length (the ratio falls as tasks grow: see the report).
+  const steps = Number(process.env.BENCH_STEPS_PER_TASK) || (quick ? 56 : 280);
+  const rounds = quick ? 1 : 2;
+  const rawQueue = 'raw{s0}';
+  let worker: AppProcess | undefined;
+  let raw: LineChild | undefined;
+  try {
+    const concurrency = String(TASKS);
+    [worker, raw] = await Promise.all([
+      startApp(dist, 'worker', ctx.env({ WORKER_CONCURRENCY: concurrency })),
+      (async () => {
+        const child = new LineChild(join(__dirname, 'lib/raw-bullmq-worker.ts'), {
+          ...ctx.env(),
+          RAW_QUEUE: rawQueue,
+          CONCURRENCY: concurrency,
+        });
+        await child.waitFor('ready', 60_000);
+        return child;
+      })(),
+    ]);
+    await sleep(1000);
+    const idle: number[] = [];
+    for (let i = 0; i < 5; i++, await sleep(100)) idle.push(vmRssKiB(worker.child.pid!));
+    const idleKiB = median(idle);
+    // Memory first, on a fresh heap; then throughput.
+    const held = await holdRss(ctx, worker, quick ? 1.5 : 3);
+    const heldKiB = median(held);
+    await sleep(500);
+
+    const ratios: number[] = [];
+    const vigilRates: number[] = [];
+    const rawRates: number[] = [];
+    const rss: number[] = [];
+    const perUnit: Record<string, { commands: number; processCpuMs: number; redisCpuMs: number }> = {};
+    let toolStepsPerTask = 0;
+    for (let round_ = 0; round_ < rounds; round_++) {
+      const order = round_ % 2 === 0 ? ['raw', 'vigil'] : ['vigil', 'raw'];
+      const runs: Record<string, Run> = {};
+      for (const which of order) {
+        if (which === 'vigil') {
+          const run = await vigilRun(ctx, worker, round_, steps, rss);
+          toolStepsPerTask = run.toolSteps / TASKS;
+          runs.vigil = run;
+        } else runs.raw = await rawRun(ctx, raw, rawQueue, round_, TASKS * steps);
+        log(`throughput: ${which} ${runs[which].units} in ${runs[which].ms} ms`);
+      }
+      const vigilRate = (runs.vigil.units / runs.vigil.ms) * 1000;
+      const rawRate = (runs.raw.units / runs.raw.ms) * 1000;
+      vigilRates.push(vigilRate);
+      rawRates.push(rawRate);
+      ratios.push(vigilRate / rawRate);
+      for (const which of order) {
+        const run = runs[which];
+        perUnit[which] = {
+          commands: round(run.commands / run.units),
+          processCpuMs: round(run.processCpuMs / run.units),
+          redisCpuMs: round(run.redisCpuMs / run.units),
+        };
+      }
+    }
+    const peakKiB = Math.max(...rss);
+    const results: BenchResults = {
+      'throughput.steps_vs_raw_bullmq_ratio': {
+        value: round(median(ratios)),
+        unit: 'ratio (noop steps/s ÷ raw BullMQ no-op jobs/s)',
+        target: '>= 1.0',
+        note:
+          `${TASKS} noop tasks × ${steps} steps (stepMs 0, scripted model, SLICE_MAX_STEPS ${ctx.config.sliceMaxSteps}) through ` +
+          `one worker process from .dist-bench (WORKER_CONCURRENCY ${TASKS}), timed from publishing the first slices to all ` +
+          `${TASKS} tasks in verifying; vs ${TASKS * steps} no-op jobs queued up front and drained by a bare BullMQ Worker ` +
+          `process (concurrency ${TASKS}, same worker options); ${rounds} round(s), order alternating, median ratio.`,
+        details: {
+          vigilStepsPerSec: round(median(vigilRates)),
+          rawJobsPerSec: round(median(rawRates)),
+          toolStepsPerTask: `${toolStepsPerTask} (${steps} noop_step + finish_task)`,
+          perVigilStep: perUnit.vigil,
+          perRawJob: perUnit.raw,
+          perUnitNote:
+            'last round, whole run ÷ units: Redis commands (INFO commandstats, incl. slice hand-offs and BullMQ job ' +
+            'handling), CPU ms of the consuming process (/proc/<pid>/stat) and of the Redis server (INFO cpu)',
+        },
+      },
+      'throughput.worker_rss_per_task': {
+        value: round((heldKiB - idleKiB) / TASKS),
+        unit: 'KiB/concurrent task',
+        note:
+          `(median VmRSS of the worker while ${TASKS} noop tasks with 100 ms steps all run at once − idle VmRSS after boot) ` +
+          `÷ ${TASKS}; /proc/<pid>/status every 100 ms. Includes garbage not yet collected, so an upper bound.`,
+        details: {
+          idleRssKiB: idleKiB,
+          heldRssKiB: heldKiB,
+          heldSamples: held.length,
+          peakRssDuringThroughputKiB: peakKiB,
+          peakPerTaskDuringThroughputKiB: round((peakKiB - idleKiB) / TASKS),
+        },
+      },
+    };
+    return results;
+  } finally {
+    await Promise.all([worker?.stop(5_000), raw?.stop()]);
+    await ctx.close();
+  }
+};
