@@ -2,7 +2,7 @@
 // Lua scripts beside the compiled code that loads them.
 import { execFileSync } from 'node:child_process';
 import { cpSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -11,7 +11,8 @@ const run = (cmd, args) => execFileSync(cmd, args, { cwd: root, stdio: 'inherit'
 
 // VIGIL_DIST_DIR lets parallel checkouts or helpers build side by side (default dist/).
 const out = process.env.VIGIL_DIST_DIR ?? 'dist';
-rmSync(join(root, out), { recursive: true, force: true });
+const outDir = resolve(root, out);
+rmSync(outDir, { recursive: true, force: true });
 run(bin('tsc'), ['-p', 'tsconfig.build.json', '--outDir', out]);
 run(bin('tsc-alias'), ['-p', 'tsconfig.build.json', '--outDir', out]);
 
@@ -21,7 +22,7 @@ function copyLua(dir) {
     const path = join(dir, name);
     if (statSync(path).isDirectory()) copyLua(path);
     else if (name.endsWith('.lua')) {
-      cpSync(path, join(root, out, relative(root, path)));
+      cpSync(path, join(outDir, relative(root, path)));
       copied++;
     }
   }
