@@ -164,6 +164,23 @@ describe('API over HTTP', () => {
     ],
     ['a model outside the policy', noop(3, { agent: { policy: ['gpt'] } }), /policy/],
     [
+      'a campaign build on an account without act_',
+      { kind: 'campaign_build', input: { adAccountId: '12345', pageId: '1', campaigns: [] } },
+      /input.adAccountId/,
+    ],
+    [
+      'a campaign build with no ad sets',
+      {
+        kind: 'campaign_build',
+        input: {
+          adAccountId: 'act_1',
+          pageId: '1',
+          campaigns: [{ name: 'c', objective: 'OUTCOME_TRAFFIC', adSets: [] }],
+        },
+      },
+      /input.campaigns\[0\].adSets/,
+    ],
+    [
       'a loopback webhook',
       noop(3, { notify: { webhookUrl: 'http://127.0.0.1:9/hook' } }),
       /private or loopback/,
@@ -203,5 +220,25 @@ describe('API over HTTP', () => {
     expect(
       (await queue.getJobs(['waiting'])).filter((job) => job.data.taskId === first.body.id),
     ).toHaveLength(1);
+  });
+
+  it('routes conversation messages: mission starts a task, a task id is answered from its record, the rest directly', async () => {
+    const mission = await acme.post('/v1/conversations/conv-1/messages', { text: 'build it', task: noop(4) });
+    expect(mission.status).toBe(201);
+    expect(mission.body).toMatchObject({ route: 'mission', taskId: expect.stringMatching(/^tsk_/) });
+    const task = await acme.get(`/v1/tasks/${mission.body.taskId}`);
+    expect(task.body).toMatchObject({ conversationId: 'conv-1', totalUnits: 4 });
+    const tools = await acme.post('/v1/conversations/conv-1/messages', {
+      text: `how is ${mission.body.taskId} doing?`,
+    });
+    expect(tools.body).toMatchObject({ route: 'tools', taskId: mission.body.taskId });
+    expect(tools.body.reply).toMatch(/is queued: 0 of 4 steps are complete/);
+    const simple = await acme.post('/v1/conversations/conv-1/messages', { text: 'hello' });
+    expect(simple.body).toMatchObject({ route: 'simple', reply: expect.any(String) });
+    expect(
+      (await globex.post('/v1/conversations/c/messages', { text: `status of ${mission.body.taskId}` }))
+        .status,
+    ).toBe(404);
+    expect((await acme.post('/v1/conversations/c/messages', { text: '' })).status).toBe(400);
   });
 });

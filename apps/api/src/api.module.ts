@@ -1,3 +1,4 @@
+import { ConversationsController } from './conversations.controller';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { ControlModule } from '@vigil/control';
@@ -19,7 +20,7 @@ export class ApiModule {
         AdminModule.forRoot(config),
         LiveEventsModule,
       ],
-      controllers: [TasksController, TaskEventsController, VersionController],
+      controllers: [TasksController, TaskEventsController, ConversationsController, VersionController],
     };
   }
 }

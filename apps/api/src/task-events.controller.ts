@@ -42,7 +42,8 @@ export class TaskEventsController {
     response.status(200).set({
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
+      // The socket ends with the stream, so a shutdown (which ends streams) is not held by idle keep-alives.
+      connection: 'close',
       'x-accel-buffering': 'no',
     });
     response.flushHeaders();

@@ -7,6 +7,7 @@ import { CreateTaskUseCase } from './create-task.use-case';
 import { PauseTaskUseCase } from './pause-task.use-case';
 import { ProvideInputUseCase } from './provide-input.use-case';
 import { ResumeTaskUseCase } from './resume-task.use-case';
+import { RouteMessageUseCase } from './route-message.use-case';
 import { StopTaskUseCase } from './stop-task.use-case';
 import { TaskLogs } from './task-logs';
 
@@ -17,6 +18,7 @@ const USE_CASES = [
   ResumeTaskUseCase,
   ProvideInputUseCase,
   TaskLogs,
+  RouteMessageUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

@@ -9,3 +9,4 @@ export * from './task-view';
 export * from './code-version';
 export * from './webhook-target';
 export * from './control.module';
+export * from './route-message.use-case';

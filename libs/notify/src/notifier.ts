@@ -64,6 +64,7 @@ export class Notifier {
     clearTimeout(this.timer);
     await this.running;
     await this.consumer.stop();
+    await this.outbox.drain();
     await this.webhooks.stop();
     await this.queues.close();
     this.logger.log(`notifier ${this.consumer.name} stopped`);

@@ -18,6 +18,7 @@ const SWEEP_BATCH = 200;
 export class DeliveryOutbox {
   private readonly logger = new Logger(DeliveryOutbox.name);
   private readonly channels: Map<string, DeliveryChannel>;
+  private readonly inFlight = new Set<Promise<void>>();
 
   constructor(
     private readonly redis: Redis,
@@ -53,6 +54,26 @@ export class DeliveryOutbox {
       await channel.deliver(entry);
       await this.redis.zrem(outbox, raw);
     }
+  }
+
+  /**
+   * Dispatches without holding up the caller. The entries are already durable in the outbox (written
+   * with the message), so the event can be acknowledged now; a failure here is logged and the
+   * sweep hands the entries over again.
+   */
+  dispatchInBackground(taskId: string, entries: string[]): void {
+    if (entries.length === 0) return;
+    const work = this.dispatch(taskId, entries)
+      .catch((error: unknown) =>
+        this.logger.warn(`dispatch for ${taskId} failed, left to the sweep: ${String(error)}`),
+      )
+      .finally(() => this.inFlight.delete(work));
+    this.inFlight.add(work);
+  }
+
+  /** Waits for background dispatches (shutdown). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
   }
 
   /** Re-dispatches entries stranded by a notifier that died between append and dispatch. */

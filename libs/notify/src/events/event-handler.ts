@@ -31,7 +31,7 @@ export class EventHandler {
     const outcome = await this.log.append(message, draft.final, entries, now);
     switch (outcome) {
       case 'appended':
-        await this.outbox.dispatch(task.id, entries);
+        this.outbox.dispatchInBackground(task.id, entries);
         break;
       case 'after_final':
       case 'other_final':

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { VigilConfig } from '@vigil/config';
 import { StreamConsumer } from '@vigil/events';
@@ -14,6 +15,7 @@ export const NOTIFIER_GROUP = 'notifier';
  * after NOTIFIER_CLAIM_IDLE_MS (StreamConsumer's XAUTOCLAIM).
  */
 export class NotifierConsumer {
+  private readonly logger = new Logger(NotifierConsumer.name);
   readonly name = `notifier-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   private consumer?: StreamConsumer;
 
@@ -39,18 +41,20 @@ export class NotifierConsumer {
   async stop(): Promise<void> {
     await this.consumer?.stop();
     this.consumer = undefined;
-    // A clean exit leaves nothing pending; drop the consumer so the group lists only live ones.
     for (const shard of this.keys.allShards()) {
-      const pending = (await this.redis.xpending(
-        this.keys.events(shard),
-        NOTIFIER_GROUP,
-        '-',
-        '+',
-        1,
-        this.name,
-      )) as unknown[];
-      if (pending.length === 0)
-        await this.redis.xgroup('DELCONSUMER', this.keys.events(shard), NOTIFIER_GROUP, this.name);
+      await this.forget(shard).catch((error: unknown) =>
+        this.logger.warn(`leaving consumer ${this.name} in the group of shard ${shard}: ${String(error)}`),
+      );
     }
+  }
+
+  /**
+   * A clean exit leaves nothing pending: the consumer is dropped so the group lists live ones only.
+   * With anything pending it stays, so those events are claimed (DELCONSUMER would discard them).
+   */
+  private async forget(shard: number): Promise<void> {
+    const stream = this.keys.events(shard);
+    const pending = (await this.redis.xpending(stream, NOTIFIER_GROUP, '-', '+', 1, this.name)) as unknown[];
+    if (pending.length === 0) await this.redis.xgroup('DELCONSUMER', stream, NOTIFIER_GROUP, this.name);
   }
 }

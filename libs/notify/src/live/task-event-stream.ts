@@ -1,3 +1,4 @@
+import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { VigilConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
@@ -24,7 +25,10 @@ export type SseWrite = (chunk: string) => void;
  * the task's creation), then follows with XREAD BLOCK. Ends after the task's terminal event, or at
  * once when the task had already ended and nothing after `lastEventId` is left to send.
  */
-export class TaskEventStream {
+export class TaskEventStream implements BeforeApplicationShutdown {
+  /** Open streams, ended on shutdown: an open SSE response would otherwise hold the HTTP server. */
+  private readonly open = new Set<AbortController>();
+
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -36,20 +40,29 @@ export class TaskEventStream {
     task: TaskRecord,
     lastEventId: string | undefined,
     write: SseWrite,
-    signal: AbortSignal,
+    client: AbortSignal,
   ): Promise<void> {
+    const shutdown = new AbortController();
+    const signal = AbortSignal.any([client, shutdown.signal]);
     // A blocking read holds its connection, so each client reads on its own.
     const connection = this.redis.duplicate();
     const close = () => connection.disconnect();
     signal.addEventListener('abort', close, { once: true });
+    this.open.add(shutdown);
     try {
       await this.follow(connection, task, lastEventId, write, signal);
     } catch (error) {
       if (!signal.aborted) throw error;
     } finally {
+      this.open.delete(shutdown);
       signal.removeEventListener('abort', close);
       connection.disconnect();
     }
+  }
+
+  /** Nest calls this on shutdown (the provider is a singleton of LiveEventsModule). */
+  beforeApplicationShutdown(): void {
+    for (const stream of this.open) stream.abort();
   }
 
   private async follow(
@@ -69,15 +82,11 @@ export class TaskEventStream {
     while (!signal.aborted) {
       const wait = Math.max(1, heartbeatMs - (Date.now() - lastBeat));
       // An ended task is only drained (no blocking): its terminal event is already in the stream.
-      const block = ended ? [] : ['BLOCK', wait];
-      const reply = (await connection.xread(
-        'COUNT',
-        200,
-        ...(block as []),
-        'STREAMS',
-        stream,
-        cursor,
-      )) as StreamReply;
+      const reply = (
+        ended
+          ? await connection.xread('COUNT', 200, 'STREAMS', stream, cursor)
+          : await connection.xread('COUNT', 200, 'BLOCK', wait, 'STREAMS', stream, cursor)
+      ) as StreamReply;
       const entries = reply?.[0]?.[1] ?? [];
       if (entries.length === 0 && ended) return;
       for (const [id, fields] of entries) {

@@ -74,7 +74,7 @@ function userLine(task: ProgressView): string {
  */
 export function progressText(task: ProgressView): string {
   const lines = [statusLine(task)];
-  if (task.currentStep && task.startedAt !== null)
+  if (task.currentStep && task.startedAt !== null && MOVING.has(task.status))
     lines.push(`Current step: ${humanStep(task.currentStep)}.`);
   const progress = progressLine(task);
   if (progress) lines.push(progress);

@@ -75,7 +75,7 @@ export class UpdateScheduler {
     const message: UserMessage = toUserMessage(updateMessageId(id, slot), id, task.attempt, draft, now);
     const entries = this.outbox.entriesFor(task, message);
     const outcome = await this.log.claimUpdate(id, slot, message, entries, options);
-    if (outcome === 'claimed') await this.outbox.dispatch(id, entries);
+    if (outcome === 'claimed') this.outbox.dispatchInBackground(id, entries);
     return outcome;
   }
 }

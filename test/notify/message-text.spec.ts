@@ -1,0 +1,178 @@
+import { composeForEvent, completedText, failedText, progressText, recoveryText } from '@vigil/notify';
+import { PERCENTAGE, taskEvent, taskRecord } from './fixtures';
+
+describe('message texts (from the record only)', () => {
+  it('progress names the current step, exact counts, retries and what the user must do', () => {
+    const text = progressText(taskRecord());
+    expect(text).toContain('Your task "Build the spring campaign" is running.');
+    expect(text).toContain('Current step: noop step (step:3).');
+    expect(text).toContain('3 of 40 steps are complete.');
+    expect(text).toContain('No retries have been needed.');
+    expect(text).toContain('Nothing is needed from you right now.');
+    expect(text).not.toMatch(PERCENTAGE);
+  });
+
+  it('progress follows the record: another step, another count, a retry', () => {
+    const before = progressText(taskRecord());
+    const after = progressText(
+      taskRecord({
+        currentStep: 'noop_step step:17',
+        completedUnits: 18,
+        retryCount: 1,
+        retryHistory: [{ attempt: 1, model: 'opus', result: 'failed', reason: 'timeout', at: 1 }],
+      }),
+    );
+    expect(after).not.toBe(before);
+    expect(after).toContain('Current step: noop step (step:17).');
+    expect(after).toContain('18 of 40 steps are complete.');
+    expect(after).toContain(
+      'retried 1 time so far; the last retry was needed because the worker running it stopped responding',
+    );
+    expect(after).not.toContain('opus');
+  });
+
+  it('without a total it says the task runs normally and invents no progress', () => {
+    for (const completedUnits of [null, 7]) {
+      const text = progressText(taskRecord({ totalUnits: null, completedUnits }));
+      expect(text).toContain('The task is still running normally');
+      expect(text).not.toMatch(PERCENTAGE);
+      expect(text).not.toMatch(/\d+ of \d+/);
+      expect(text).not.toMatch(/almost|nearly/i);
+    }
+    expect(progressText(taskRecord({ totalUnits: null, completedUnits: 7 }))).toContain(
+      '7 steps are complete so far',
+    );
+  });
+
+  it('a queued task that never started says so and shows no progress line', () => {
+    const text = progressText(
+      taskRecord({ status: 'queued', startedAt: null, currentStep: null, completedUnits: 0 }),
+    );
+    expect(text).toMatch(/is queued and starts as soon as a worker picks it up/);
+    expect(text).not.toMatch(/steps are complete|running normally/);
+  });
+
+  it('recovery is honest and names no model, error text or stack', () => {
+    const task = taskRecord({ model: 'gemini', retryCount: 1, completedUnits: 12 });
+    const text = recoveryText(task, {
+      retryNumber: 1,
+      reason: 'crashed',
+      completedUnits: 12,
+      detail: 'TypeError: boom\n    at run (/app/dist/x.js:1:2) claude-opus-4-1',
+    });
+    expect(text).toContain(
+      'The original execution of your task "Build the spring campaign" stopped unexpectedly',
+    );
+    expect(text).toContain('the work resumed from the last completed step');
+    expect(text).toContain('12 of 40 steps were complete; completed steps are not repeated.');
+    expect(text).toContain('This is retry 1 of at most 4.');
+    expect(text).not.toMatch(/opus|gemini|claude|TypeError|boom|\bat run\b|\.js/);
+  });
+
+  it('human input carries the question and how to answer', () => {
+    const draft = composeForEvent(
+      taskEvent('task.waiting_on_human', { question: 'Which ad account?' }),
+      taskRecord(),
+    );
+    expect(draft).toMatchObject({ kind: 'human_input', final: false });
+    expect(draft!.text).toContain('Which ad account?');
+    expect(draft!.text).toContain('POST /v1/tasks/tsk_fixture/input');
+  });
+
+  it('completed lists the verified checks that passed, not the failed ones', () => {
+    const text = completedText(
+      taskRecord({
+        status: 'completed',
+        verification: {
+          passed: true,
+          at: 1,
+          checks: [
+            { check: 'all_steps_recorded', expected: 40, actual: 40, passed: true },
+            {
+              check: 'campaigns_exist',
+              expected: 2,
+              actual: 2,
+              passed: true,
+              detail: 'all 2 campaigns found exactly once',
+            },
+            { check: 'not_counted', expected: 1, actual: 0, passed: false },
+          ],
+        },
+        result: { summary: 'All forty steps done.' },
+      }),
+    );
+    expect(text).toContain('is complete, and the result was verified.');
+    expect(text).toContain('all_steps_recorded (expected 40, found 40)');
+    expect(text).toContain('campaigns_exist (all 2 campaigns found exactly once)');
+    expect(text).not.toContain('not_counted');
+    expect(text).toContain('Summary: All forty steps done.');
+  });
+
+  it('failed reads the structured failure: done, verified, external changes, duplicates, next steps', () => {
+    const failure = {
+      reason: 'policy_exhausted',
+      detail: 'all 4 retries of the policy failed',
+      completedUnits: 5,
+      totalUnits: 9,
+      verified: {
+        checks: [
+          {
+            check: 'campaigns_exist',
+            expected: 1,
+            actual: 1,
+            passed: true,
+            detail: 'all 1 campaigns found exactly once',
+          },
+          { check: 'ads_attached', expected: 4, actual: 2, passed: false, detail: 'missing ads: Ad 3, Ad 4' },
+        ],
+        unavailable: [],
+      },
+      externalChanges: [{ key: 'campaign:0' }, { key: 'adset:0:0' }],
+      unresolvedWrites: ['ad:0:0:2'],
+      duplicatesCreated: 0,
+      retryHistory: [],
+      nextSteps: ['Submit the remaining work as a new task, possibly with another retry policy.'],
+    };
+    const text = failedText(taskRecord({ status: 'failed', totalUnits: 9, failure }));
+    expect(text).toContain('could not be finished: every retry its retry policy allows failed.');
+    expect(text).toContain('5 of 9 steps were complete.');
+    expect(text).toContain('verified: campaigns_exist (all 1 campaigns found exactly once)');
+    expect(text).toContain('not met: ads_attached (missing ads: Ad 3, Ad 4)');
+    expect(text).toContain('2 changes were made in external systems and exist: campaign:0, adset:0:0.');
+    expect(text).toContain('1 write could not be confirmed either way: ad:0:0:2.');
+    expect(text).toContain('No duplicates were created.');
+    expect(text).toContain('What you can do next: Submit the remaining work as a new task');
+    const withDuplicates = failedText(
+      taskRecord({ status: 'failed', failure: { ...failure, duplicatesCreated: 2 } }),
+    );
+    expect(withDuplicates).toContain('2 duplicate objects were created');
+    expect(
+      failedText(taskRecord({ status: 'failed', failure: { ...failure, externalChanges: [] } })),
+    ).toContain('No changes were made in external systems.');
+  });
+
+  it.each([
+    ['task.recovered', 'recovery', false],
+    ['task.message', 'agent', false],
+    ['task.waiting_on_human', 'human_input', false],
+    ['task.paused', 'control', false],
+    ['task.resumed', 'control', false],
+    ['task.cancelled', 'control', true],
+    ['task.completed', 'completed', true],
+    ['task.failed', 'failed', true],
+  ] as const)('%s becomes a %s message (final: %s)', (type, kind, final) => {
+    const draft = composeForEvent(
+      taskEvent(type, { kind: 'agent', text: 'Halfway there, all good.' }),
+      taskRecord(),
+    );
+    expect(draft).toMatchObject({ kind, final });
+    expect(draft!.text.length).toBeGreaterThan(10);
+  });
+
+  it.each(['task.created', 'task.started', 'task.progress', 'task.verifying'] as const)(
+    '%s sends nothing by itself (progress goes out by time)',
+    (type) => {
+      expect(composeForEvent(taskEvent(type, { currentStep: 'x' }), taskRecord())).toBeNull();
+    },
+  );
+});
