@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { PlatformModule } from '@vigil/platform';
 import { SupervisorModule, SupervisorSweep, TaskSupervisor } from '@vigil/supervisor';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { TaskRepository, TaskStatus } from '@vigil/tasks';
+import { IllegalTransitionError, TaskRepository, TaskStatus } from '@vigil/tasks';
 
 /** A stopped task is never recovered, verified or retried, whatever a Watcher saw before the stop. */
 describe('stopped tasks and the watcher', () => {
@@ -56,6 +56,19 @@ describe('stopped tasks and the watcher', () => {
       expect(await supervisor.inspect(task.id, suspicion)).toBe('nothing');
     }
     await app.get(SupervisorSweep).tick(Date.now() + 10 * 3_600_000);
+    // Writes from the copy seen before the stop are refused by the script itself.
+    if (seen.status !== 'queued') {
+      await expect(
+        tasks.transition(seen, 'retrying', {
+          attempt: seen.attempt,
+          from: [seen.status],
+          failedAttempt: { model: 'opus', reason: 'timeout' },
+        }),
+      ).rejects.toBeInstanceOf(IllegalTransitionError);
+    }
+    await expect(
+      tasks.transition(seen, 'queued', { attempt: seen.attempt, from: [seen.status] }),
+    ).rejects.toBeInstanceOf(IllegalTransitionError);
     expect(await ctx.redis.hgetall(ctx.keys.task(task.id))).toEqual(before);
     expect(await ctx.redis.xlen(ctx.keys.events(0))).toBe(events);
     expect(seen.status).toBe(path[path.length - 1] ?? 'queued');

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import {
   ArrayMaxSize,
+  ArrayMinSize,
   IsArray,
   IsBoolean,
   IsDefined,
@@ -48,6 +49,7 @@ export class ScriptedDto {
 export class AgentDto {
   @IsOptional()
   @IsArray()
+  @ArrayMinSize(1)
   @ArrayMaxSize(16)
   @IsIn(MODEL_NAMES, { each: true })
   policy?: string[];

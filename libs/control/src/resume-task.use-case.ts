@@ -18,6 +18,7 @@ export class ResumeTaskUseCase {
     const { attempt } = await this.tasks.transition(task, 'queued', {
       from: ['paused'],
       increments: { attempt: 1 },
+      fields: { consecutiveErrors: 0 },
       eventType: 'task.resumed',
       eventData: { by: 'user' },
     });

@@ -27,18 +27,18 @@ export class DeadWorkerDetector {
     return new Set(registered.filter((id) => !live.has(id)));
   }
 
-  /** Active tasks of one shard last claimed by one of these workers. */
-  async tasksOf(shard: number, workers: Set<string>): Promise<string[]> {
+  /** Active tasks of one shard last claimed by one of these workers, with the worker of each. */
+  async tasksOf(shard: number, workers: Set<string>): Promise<{ taskId: string; workerId: string }[]> {
     const active = await this.redis.zrange(this.keys.deadlineIndex(shard), '0', '-1');
     if (active.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of active) pipeline.hmget(this.keys.task(id), 'workerId', 'status');
     const replies = (await pipeline.exec()) ?? [];
-    return active.filter((_, i) => {
+    return active.flatMap((taskId, i) => {
       const [workerId, status] = (replies[i]?.[1] as [string | null, string | null]) ?? [null, null];
-      return (
-        workerId !== null && workers.has(workerId) && (status === 'running' || status === 'waiting_on_tool')
-      );
+      const held =
+        workerId !== null && workers.has(workerId) && (status === 'running' || status === 'waiting_on_tool');
+      return held ? [{ taskId, workerId }] : [];
     });
   }
 

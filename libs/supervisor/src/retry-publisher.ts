@@ -63,6 +63,7 @@ export class RetryPublisher {
       fields: {
         model,
         retryContext,
+        consecutiveErrors: 0,
         lastVerifiedStep: context.doneSteps.size,
         recoveryOwner: lease.owner,
         recoveryLeaseExpiresAt: lease.expiresAt,
@@ -126,10 +127,14 @@ export class RetryPublisher {
     reason: StructuredFailure['reason'],
     detail: string,
     lease: Lease,
+    anyStatus = false,
   ): Promise<'failed'> {
     const failure = await this.failures.build(task, reason, detail);
     await this.tasks.transition(task, 'failed', {
       attempt: task.attempt,
+      // Only the duration limit overrides whatever the task is doing; otherwise a pause or stop that
+      // landed while the report was being built wins.
+      ...(anyStatus ? {} : { from: [task.status] }),
       fields: { failure, recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt },
       eventData: { reason, detail, completedUnits: failure.completedUnits, totalUnits: task.totalUnits },
     });

@@ -31,8 +31,13 @@ export class SupervisorSweep {
 
   async tick(now = Date.now()): Promise<SweepReport> {
     const report: SweepReport = { inspected: 0, decisions: {}, deadWorkers: 0 };
-    const gone = await this.deadWorkers.find();
+    const gone = await this.deadWorkers.find().catch((error: unknown) => {
+      // Without CLIENT LIST (managed Redis may rename it) crashes are still found by staleness.
+      this.logger.warn(`dead-worker detection unavailable: ${String(error)}`);
+      return new Set<string>();
+    });
     report.deadWorkers = gone.size;
+    const stillHolding = new Set<string>();
     for (const shard of this.keys.allShards()) {
       const suspects = new Map<string, Suspicion>();
       const replies = (await this.redis
@@ -47,12 +52,17 @@ export class SupervisorSweep {
       });
       for (const id of due) suspects.set(id, 'deadline');
       for (const id of verifying) suspects.set(id, 'verifying');
-      if (gone.size > 0)
-        for (const id of await this.deadWorkers.tasksOf(shard, gone)) suspects.set(id, 'worker_gone');
+      if (gone.size > 0) {
+        for (const { taskId, workerId } of await this.deadWorkers.tasksOf(shard, gone)) {
+          suspects.set(taskId, 'worker_gone');
+          stillHolding.add(workerId);
+        }
+      }
       for (const id of expired) suspects.set(id, 'expired');
       await this.inspectAll(suspects, report, now);
     }
-    await this.deadWorkers.forget(gone);
+    // A gone worker is forgotten once it holds no active task: until then each sweep looks again.
+    await this.deadWorkers.forget(new Set([...gone].filter((id) => !stillHolding.has(id))));
     if (report.inspected > 0) this.logger.log(`sweep: ${JSON.stringify(report)}`);
     return report;
   }

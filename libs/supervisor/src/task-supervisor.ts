@@ -52,6 +52,7 @@ export class TaskSupervisor {
           'limit',
           `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms) reached`,
           lease,
+          true,
         );
         return 'failed';
       }
@@ -83,6 +84,9 @@ export class TaskSupervisor {
   ): Promise<Decision> {
     const heartbeatAge = now - (task.lastHeartbeatAt ?? task.updatedAt);
     if (!workerGone && heartbeatAge < this.config.staleAfterMs) return 'hands_off';
+    // A vanished connection alone may be a network blip or a Redis restart: a dead worker has also
+    // missed a heartbeat (a live slice beats at least every HEARTBEAT_INTERVAL_MS).
+    if (workerGone && heartbeatAge < 2 * this.config.heartbeatIntervalMs) return 'hands_off';
     const reason: FailureReason = workerGone ? 'crashed' : 'timeout';
     const detail = workerGone
       ? `worker ${task.workerId ?? '?'} is gone`
@@ -102,7 +106,7 @@ export class TaskSupervisor {
       });
     if (!failed) return 'nothing';
     // Abort the old slice if its Worker is still alive somewhere (a hang): fencing already shuts it out.
-    await this.signals.publish({ taskId: task.id, action: 'stop' });
+    await this.signals.publish({ taskId: task.id, action: 'stop', attempt: task.attempt });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
     return (await this.retries.publish(next, lease)) === 'published' ? 'recovered' : 'failed';

@@ -7,6 +7,8 @@ export type ControlAction = 'stop' | 'pause';
 export interface ControlSignal {
   taskId: string;
   action: ControlAction;
+  /** Only slices of this attempt or older are aborted; none given: every slice of the task. */
+  attempt?: number;
 }
 
 /**

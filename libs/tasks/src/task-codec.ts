@@ -1,7 +1,7 @@
 import { isTaskStatus } from './task-status';
 import type { NewTask, TaskRecord } from './task.types';
 
-const JSON_FIELDS = new Set([
+export const JSON_FIELDS = new Set([
   'input',
   'retryHistory',
   'exitCriteria',

@@ -3,7 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
-import { decodeTask, encodeNewTask } from './task-codec';
+import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
 import {
   IdempotencyConflictError,
   IllegalTransitionError,
@@ -52,7 +52,13 @@ function stringifyFields(fields: TransitionOptions['fields']): string {
   if (!fields) return '';
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(fields)) {
-    out[name] = value === null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    // Structured fields are always JSON, even when the value is a bare string.
+    out[name] =
+      value === null
+        ? ''
+        : typeof value === 'object' || JSON_FIELDS.has(name)
+          ? JSON.stringify(value)
+          : String(value);
   }
   return JSON.stringify(out);
 }

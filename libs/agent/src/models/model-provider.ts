@@ -41,6 +41,8 @@ export interface GenerateResult {
 export interface ModelProvider {
   readonly name: string;
   readonly modelId: string;
+  /** false for providers that never read the prompt (the scripted one): the runtime skips building it. */
+  readonly readsPrompt?: boolean;
   generate(request: GenerateRequest): Promise<GenerateResult>;
 }
 

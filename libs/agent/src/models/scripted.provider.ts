@@ -24,6 +24,7 @@ function waitForAbort(signal: AbortSignal): Promise<never> {
  */
 export class ScriptedProvider implements ModelProvider {
   readonly modelId = 'scripted';
+  readonly readsPrompt = false;
   private callCounter = 0;
 
   constructor(readonly name: string) {}
@@ -33,7 +34,9 @@ export class ScriptedProvider implements ModelProvider {
     if (!session) throw new Error('the scripted provider needs a session (task plan and log)');
     if (request.signal.aborted) return waitForAbort(request.signal);
 
-    const next = await this.nextStep(session);
+    // A step that failed earlier in this slice is tried again before anything is claimed.
+    const next =
+      (await this.nextStep(session)) ?? session.plan.find((step) => !session.doneSteps.has(step.key));
     if (!next)
       return this.reply('All planned steps are done.', 'finish_task', {
         summary: 'All planned steps completed.',

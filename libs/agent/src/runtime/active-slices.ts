@@ -15,34 +15,43 @@ export class SliceAbortedError extends Error {
 @Injectable()
 export class ActiveSlices implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ActiveSlices.name);
-  private readonly slices = new Map<string, AbortController>();
+  private readonly slices = new Map<string, { attempt: number; controller: AbortController }[]>();
   private unsubscribe?: () => Promise<void>;
 
   constructor(private readonly signals: ControlSignals) {}
 
   async onModuleInit(): Promise<void> {
     this.unsubscribe = await this.signals.subscribe((signal) => {
-      const controller = this.slices.get(signal.taskId);
-      if (!controller) return;
-      this.logger.log(`task ${signal.taskId}: ${signal.action} requested, aborting its slice`);
-      controller.abort(new SliceAbortedError(`task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`));
+      for (const slice of this.slices.get(signal.taskId) ?? []) {
+        // A late signal about an old attempt must not abort the attempt that replaced it.
+        if (signal.attempt !== undefined && slice.attempt > signal.attempt) continue;
+        this.logger.log(
+          `task ${signal.taskId} attempt ${slice.attempt}: ${signal.action} requested, aborting its slice`,
+        );
+        slice.controller.abort(
+          new SliceAbortedError(`task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`),
+        );
+      }
     });
   }
 
   async onModuleDestroy(): Promise<void> {
-    for (const controller of this.slices.values())
-      controller.abort(new SliceAbortedError('worker shutting down'));
+    for (const slices of this.slices.values()) {
+      for (const slice of slices) slice.controller.abort(new SliceAbortedError('worker shutting down'));
+    }
     await this.unsubscribe?.();
   }
 
-  register(taskId: string): AbortController {
+  register(taskId: string, attempt: number): AbortController {
     const controller = new AbortController();
-    this.slices.set(taskId, controller);
+    this.slices.set(taskId, [...(this.slices.get(taskId) ?? []), { attempt, controller }]);
     return controller;
   }
 
   release(taskId: string, controller: AbortController): void {
-    if (this.slices.get(taskId) === controller) this.slices.delete(taskId);
+    const rest = (this.slices.get(taskId) ?? []).filter((slice) => slice.controller !== controller);
+    if (rest.length > 0) this.slices.set(taskId, rest);
+    else this.slices.delete(taskId);
   }
 
   taskIds(): string[] {

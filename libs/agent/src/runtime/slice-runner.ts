@@ -75,11 +75,12 @@ export class SliceRunner {
       throw error;
     }
 
-    const controller = this.active.register(task.id);
+    const controller = this.active.register(task.id, job.attempt);
     const heartbeat = new HeartbeatTimer(
       this.config.heartbeatIntervalMs,
       () => this.tasks.heartbeat(task.id, job.attempt, {}, true),
       (error) => controller.abort(error),
+      isFencingError,
     );
     heartbeat.start();
     try {

@@ -68,7 +68,11 @@ export class SliceSession {
     const criteria = task.exitCriteria
       .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
       .join('\n');
-    const prompt = buildPrompt(task, kind, context, criteria);
+    // The scripted agent drives from the recorded log, not from text: no prompt is built for it.
+    const prompt =
+      deps.provider.readsPrompt === false
+        ? { system: '', messages: [] }
+        : buildPrompt(task, kind, context, criteria);
     this.system = prompt.system;
     this.messages = prompt.messages;
     this.spentUsd = task.spentUsd;
@@ -93,7 +97,7 @@ export class SliceSession {
         const reply = await this.generate();
         calls = reply.toolCalls;
         costUsd = reply.costUsd;
-        this.messages.push({ role: 'assistant', content: reply.text, toolCalls: calls });
+        this.remember({ role: 'assistant', content: reply.text, toolCalls: calls });
       } catch (error) {
         signal.throwIfAborted();
         if (error instanceof GlobalSpendLimitError)
@@ -116,7 +120,7 @@ export class SliceSession {
           started,
           costUsd,
         );
-        this.messages.push({ role: 'user', content: 'Call exactly one of the tools to make progress.' });
+        this.remember({ role: 'user', content: 'Call exactly one of the tools to make progress.' });
         steps++;
         if (failed) return failed;
         continue;
@@ -130,6 +134,10 @@ export class SliceSession {
       }
     }
     return { end: 'next_slice' };
+  }
+
+  private remember(message: ChatMessage): void {
+    if (this.deps.provider.readsPrompt !== false) this.messages.push(message);
   }
 
   private isScripted(): boolean {
@@ -262,8 +270,8 @@ export class SliceSession {
       context.doneSteps.add(outcome.key);
       context.outputs.set(outcome.key, outcome.result);
     }
-    if (call) {
-      this.messages.push({
+    if (call && this.deps.provider.readsPrompt !== false) {
+      this.remember({
         role: 'tool',
         toolCallId: call.id,
         name: call.name,

@@ -40,6 +40,13 @@ export class ToolExecutor {
 
     const state = await this.journal.begin(context.taskId, context.attempt, key, args);
     if (state.state === 'done') return { key, ok: true, result: state.entry.result, deduplicated: true };
+    if (state.state === 'unknown' && !tool.reconcile) {
+      return {
+        key,
+        ok: false,
+        error: `outcome of an earlier ${tool.name} is unknown and it cannot be reconciled`,
+      };
+    }
     if (state.state === 'unknown' && tool.reconcile) {
       const found = await this.attempt(key, () => tool.reconcile!(args, context));
       if (!found.ok) return found;

@@ -25,6 +25,14 @@ export class WorkerLiveness implements OnModuleInit, OnModuleDestroy {
   async onModuleInit(): Promise<void> {
     this.connection = createRedis(this.config.redisUrl, `${WORKER_CLIENT_PREFIX}${this.workerId}`);
     await this.connection.ping();
+    await this.register();
+    // After a reconnect (a blip, a Redis restart) a Watcher may have forgotten this worker.
+    this.connection.on('ready', () => {
+      this.register().catch(() => undefined);
+    });
+  }
+
+  private async register(): Promise<void> {
     await this.redis.hset(
       this.keys.workerRegistry(),
       this.workerId,

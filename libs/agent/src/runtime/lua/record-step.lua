@@ -36,10 +36,9 @@ if not status then return {-1, '', 0, 0, 0, 0} end
 if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt, 0, 0, 0} end
 if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt, 0, 0, 0} end
 
-local action = cjson.decode(ARGV[4])
+-- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
 local step = redis.call('LLEN', KEYS[2]) + 1
-action['step'] = step
-redis.call('RPUSH', KEYS[2], cjson.encode(action))
+redis.call('RPUSH', KEYS[2], '{"step":' .. step .. ',' .. string.sub(ARGV[4], 2))
 
 local key, succeeded = ARGV[5], ARGV[6] == '1'
 if key ~= '' and succeeded then

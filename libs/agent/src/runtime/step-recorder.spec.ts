@@ -1,0 +1,77 @@
+import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { StaleAttemptError, TaskNotActiveError, TaskRepository } from '@vigil/tasks';
+import { StepRecorder } from './step-recorder';
+
+describe('record-step.lua', () => {
+  const ctx = new RedisTestContext('record-step');
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+  afterAll(() => ctx.close());
+
+  const action = (extra: Record<string, unknown> = {}) => ({
+    attempt: 1,
+    slice: 1,
+    tool: 'noop_step',
+    key: 'step:0',
+    args: { list: [] as unknown[] },
+    result: { big: 12345678901234567890n.toString(), n: 12345678901234567, empty: [] as unknown[] },
+    startedAt: 1,
+    durationMs: 2,
+    ...extra,
+  });
+
+  it('stores the action exactly as recorded, numbering it, and counts the step done once', async () => {
+    const { task } = await tasks.create('rs-1', newNoopTask());
+    await tasks.transition(task, 'running', { attempt: 1 });
+    const first = await recorder.record({
+      taskId: task.id,
+      attempt: 1,
+      action: action(),
+      succeeded: true,
+      currentStep: 'a',
+    });
+    const again = await recorder.record({
+      taskId: task.id,
+      attempt: 1,
+      action: action(),
+      succeeded: true,
+      currentStep: 'b',
+    });
+    expect([first.step, again.step]).toEqual([1, 2]);
+    expect(again.completedUnits).toBe(1);
+    const [stored] = await ctx.redis.lrange(ctx.keys.actions(task.id), 0, 0);
+    expect(stored).toBe(`{"step":1,${JSON.stringify(action()).slice(1)}`);
+    expect(JSON.parse(stored)).toEqual({ step: 1, ...action() });
+    expect((await tasks.get(task.id))?.currentStep).toBe('b');
+  });
+
+  it('counts consecutive errors and resets them on success', async () => {
+    const { task } = await tasks.create('rs-2', newNoopTask());
+    await tasks.transition(task, 'running', { attempt: 1 });
+    const failed = {
+      taskId: task.id,
+      attempt: 1,
+      action: action({ error: 'x' }),
+      succeeded: false,
+      currentStep: 'x',
+    };
+    expect((await recorder.record(failed)).consecutiveErrors).toBe(1);
+    expect((await recorder.record(failed)).consecutiveErrors).toBe(2);
+    const ok = await recorder.record({ ...failed, action: action(), succeeded: true });
+    expect(ok.consecutiveErrors).toBe(0);
+  });
+
+  it('refuses a stale attempt and a stopped task, writing nothing', async () => {
+    const { task } = await tasks.create('rs-3', newNoopTask());
+    await tasks.transition(task, 'running', { attempt: 1 });
+    await tasks.transition(task, 'retrying', {
+      attempt: 1,
+      failedAttempt: { model: 'opus', reason: 'timeout' },
+    });
+    const write = { taskId: task.id, attempt: 1, action: action(), succeeded: true, currentStep: 'zombie' };
+    await expect(recorder.record(write)).rejects.toBeInstanceOf(StaleAttemptError);
+    await expect(recorder.record({ ...write, attempt: 2 })).rejects.toBeInstanceOf(TaskNotActiveError);
+    expect(await ctx.redis.llen(ctx.keys.actions(task.id))).toBe(0);
+    expect(await ctx.redis.scard(ctx.keys.doneSteps(task.id))).toBe(0);
+  });
+});
