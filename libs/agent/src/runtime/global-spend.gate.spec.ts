@@ -1,0 +1,42 @@
+import { RedisTestContext } from '@vigil/testing';
+import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
+import { StepRecorder } from './step-recorder';
+
+describe('GlobalSpendGate', () => {
+  const ctx = new RedisTestContext('spend', { GLOBAL_SPEND_LIMIT_USD: '1' });
+  const gate = new GlobalSpendGate(
+    ctx.redis,
+    ctx.keys,
+    new StepRecorder(ctx.redis, ctx.keys, ctx.config),
+    ctx.config,
+  );
+  afterAll(() => ctx.close());
+
+  it('reserves under the limit, refuses over it like a non-retryable 429, and settles to the real cost', async () => {
+    await gate.reserve(0.6);
+    await expect(gate.reserve(0.5)).rejects.toMatchObject({ status: 429, retryable: false });
+    await expect(gate.reserve(0.5)).rejects.toBeInstanceOf(GlobalSpendLimitError);
+    await gate.settle(0.6, 0.1);
+    expect(await gate.spentUsd()).toBeCloseTo(0.1, 6);
+    await gate.reserve(0.5);
+    expect(await gate.spentUsd()).toBeCloseTo(0.6, 6);
+  });
+
+  it('holds the limit when many workers reserve at once', async () => {
+    await ctx.redis.del(ctx.keys.spend());
+    const connections = Array.from({ length: 8 }, () => ctx.redis.duplicate());
+    try {
+      const gates = connections.map(
+        (c) => new GlobalSpendGate(c, ctx.keys, new StepRecorder(c, ctx.keys, ctx.config), ctx.config),
+      );
+      const results = await Promise.allSettled(
+        gates.flatMap((g) => Array.from({ length: 10 }, () => g.reserve(0.03))),
+      );
+      const granted = results.filter((r) => r.status === 'fulfilled').length;
+      expect(granted).toBe(33);
+      expect(await gate.spentUsd()).toBeLessThanOrEqual(1);
+    } finally {
+      await Promise.all(connections.map((c) => c.quit()));
+    }
+  });
+});
