@@ -50,7 +50,7 @@ export class SliceSession {
   private readonly issued = new Set<string>();
   private readonly messages: ChatMessage[];
   private readonly system: string;
-  private readonly scriptedView: ScriptedSessionView;
+  private readonly scriptedView: ScriptedSessionView | undefined;
   private spentUsd: number;
   private lastError = '';
 
@@ -76,7 +76,8 @@ export class SliceSession {
     this.system = prompt.system;
     this.messages = prompt.messages;
     this.spentUsd = task.spentUsd;
-    this.scriptedView = deps.scripted(this.issued, context.doneSteps);
+    this.scriptedView =
+      deps.provider.readsPrompt === false ? deps.scripted(this.issued, context.doneSteps) : undefined;
   }
 
   async run(): Promise<SliceResult> {
