@@ -149,20 +149,18 @@ export class SliceSession {
     const { provider, signal, spend } = this.deps;
     const reserved = this.isScripted() ? 0 : worstCaseCallCostUsd(provider.name, 50_000, MAX_OUTPUT_TOKENS);
     if (reserved > 0) await spend.reserve(reserved);
-    let costUsd = 0;
-    try {
-      const reply = await provider.generate({
-        system: this.system,
-        messages: this.messages,
-        tools: this.toolSpecs,
-        signal,
-        session: this.scriptedView,
-      });
-      costUsd = estimateCostUsd(this.isScripted() ? 'scripted' : provider.name, reply.usage);
-      return { text: reply.text, toolCalls: reply.toolCalls, costUsd };
-    } finally {
-      if (reserved > 0) await spend.settle(reserved, costUsd);
-    }
+    const reply = await provider.generate({
+      system: this.system,
+      messages: this.messages,
+      tools: this.toolSpecs,
+      signal,
+      session: this.scriptedView,
+    });
+    const costUsd = estimateCostUsd(this.isScripted() ? 'scripted' : provider.name, reply.usage);
+    // Only an answered call is settled to its real cost; a call that failed or was aborted may
+    // still be billed, so its reservation stays counted against the cap.
+    if (reserved > 0) await spend.settle(reserved, costUsd);
+    return { text: reply.text, toolCalls: reply.toolCalls, costUsd };
   }
 
   /** One tool call; returns a result when the slice must end. */
