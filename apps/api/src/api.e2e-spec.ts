@@ -50,6 +50,14 @@ describe('API over HTTP', () => {
     });
   });
 
+  it('describes its routes in OpenAPI at /docs-json', async () => {
+    const docs = await acme.withKey(undefined).get('/docs-json');
+    expect(docs.status).toBe(200);
+    expect(Object.keys(docs.body.paths)).toEqual(
+      expect.arrayContaining(['/v1/tasks', '/v1/tasks/{id}', '/v1/tasks/{id}/stop', '/v1/tasks/{id}/events']),
+    );
+  });
+
   it('refuses requests without a valid key with 401', async () => {
     for (const client of [acme.withKey(undefined), acme.withKey('wrong-key-000')]) {
       const response = await client.get('/v1/tasks');

@@ -1,5 +1,6 @@
 import { INestApplication, ValidationPipe } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
 import { ErrorFilter } from './http/error.filter';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -10,4 +11,13 @@ export function configureApi(app: INestApplication): void {
   express.useBodyParser('json', { limit: MAX_BODY_BYTES });
   app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
   app.useGlobalFilters(new ErrorFilter());
+  const document = SwaggerModule.createDocument(
+    app,
+    new DocumentBuilder()
+      .setTitle('Vigil')
+      .setDescription('Long AI-agent jobs that neither die silently nor claim success they did not earn.')
+      .addBearerAuth()
+      .build(),
+  );
+  SwaggerModule.setup('docs', app, document);
 }
