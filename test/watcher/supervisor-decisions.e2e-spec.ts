@@ -1,0 +1,91 @@
+import { Module, type INestApplicationContext } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { Queue } from 'bullmq';
+import { campaignBuildDemoInput, campaignBuildKind, CampaignBuildInput } from '@vigil/kinds';
+import { MetaSandbox } from '@vigil/meta-sandbox';
+import { PlatformModule } from '@vigil/platform';
+import { bullConnection } from '@vigil/queue';
+import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { TaskRepository } from '@vigil/tasks';
+
+describe('watcher decisions', () => {
+  const sandbox = new MetaSandbox({ accessToken: 'sandbox-token', seed: 3 });
+  let ctx: RedisTestContext;
+  let app: INestApplicationContext;
+  let tasks: TaskRepository;
+  let queue: Queue;
+
+  beforeAll(async () => {
+    const { baseUrl } = await sandbox.listen(0);
+    ctx = new RedisTestContext('decisions', {
+      META_API_BASE_URL: baseUrl,
+      META_ACCESS_TOKEN: 'sandbox-token',
+    });
+    @Module({
+      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
+    })
+    class TestModule {}
+    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    queue = new Queue(ctx.keys.turnQueueName(0), {
+      connection: bullConnection(ctx.config.redisUrl),
+      prefix: ctx.prefix,
+    });
+  });
+  afterAll(async () => {
+    await queue.close();
+    await app.close();
+    await sandbox.close();
+    await ctx.close();
+  });
+
+  it('republishes the slice of a queued task whose job vanished, once', async () => {
+    const { task } = await tasks.create('lost-job', newNoopTask(), '', Date.now() - 600_000);
+    const supervisor = app.get(TaskSupervisor);
+    expect(await supervisor.inspect(task.id, 'deadline')).toBe('republished');
+    expect((await queue.getJob(`${task.id}-a1-s1`))?.data).toMatchObject({
+      taskId: task.id,
+      attempt: 1,
+      reason: 'republished',
+    });
+    // Now the job waits: a second look leaves it alone.
+    expect(await supervisor.inspect(task.id, 'deadline')).toBe('job_waiting');
+    expect(await queue.getJobCounts('waiting')).toMatchObject({ waiting: 1 });
+  });
+
+  it('retries a check that cannot run later, counting it neither pass nor fail', async () => {
+    const input = campaignBuildDemoInput({
+      adSets: 1,
+      adsPerSet: 1,
+      adAccountId: 'act_555',
+    }) as CampaignBuildInput;
+    const { task } = await tasks.create(
+      'verify-later',
+      newNoopTask({
+        kind: 'campaign_build',
+        input,
+        exitCriteria: campaignBuildKind.defaultExitCriteria(input),
+        totalUnits: 5,
+      }),
+    );
+    await tasks.transition(task, 'running', { attempt: 1 });
+    await tasks.transition(task, 'verifying', { attempt: 1 });
+    sandbox.setFaults({ transient500Probability: 1 });
+    const supervisor = app.get(TaskSupervisor);
+    expect(await supervisor.inspect(task.id, 'verifying')).toBe('verification_pending');
+    const pending = (await tasks.get(task.id))!;
+    expect([pending.status, pending.attempt, pending.retryHistory.length, pending.verification]).toEqual([
+      'verifying',
+      1,
+      0,
+      null,
+    ]);
+    sandbox.setFaults({});
+    // The API answers again, and nothing was built: now it is a failed verification, retried.
+    expect(await supervisor.inspect(task.id, 'verifying')).toBe('recovered');
+    const retried = (await tasks.get(task.id))!;
+    expect(retried.retryHistory[0]).toMatchObject({ reason: 'failed_verification' });
+    expect(retried.verification?.checks.some((check) => !check.passed)).toBe(true);
+  }, 60_000);
+});
