@@ -34,7 +34,7 @@ describe('recovery with real processes', () => {
     expect(task.retryHistory).toEqual([
       expect.objectContaining({ attempt: 1, model: 'opus', result: 'failed', reason: 'crashed' }),
     ]);
-    expect(task.model).toBe('opus'); // retry 1 runs on the policy's first model
+    expect(task.model).toBe('gemini'); // retry 1 runs on the policy's next model
     expect(task.verification?.passed).toBe(true);
     expect(task.completedUnits).toBe(60);
     const actions = (await ctx.redis.lrange(ctx.keys.actions(id), 0, -1)).map((raw) => JSON.parse(raw));
@@ -66,8 +66,8 @@ describe('recovery with real processes', () => {
     const task = await stack.waitForTask(id, (t) => t.status === 'failed', 20_000, 'failure');
     expect(task.retryHistory.map((entry) => [entry.attempt, entry.model, entry.reason])).toEqual([
       [1, 'opus', 'crashed'],
-      [2, 'opus', 'crashed'],
-      [3, 'gemini', 'crashed'],
+      [2, 'gemini', 'crashed'],
+      [3, 'opus', 'crashed'],
       [4, 'opus', 'crashed'],
     ]);
     expect(task.failure).toMatchObject({

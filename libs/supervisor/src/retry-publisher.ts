@@ -56,7 +56,9 @@ export class RetryPublisher {
         : {}),
       reconciled,
     };
-    const model = policy[retryNumber - 1];
+    // Attempt 1 ran on policy[0]; retry k runs on policy[k mod n], so consecutive attempts alternate
+    // as the policy does, and there are exactly n retries.
+    const model = policy[retryNumber % policy.length];
     await this.tasks.transition(task, 'queued', {
       attempt: task.attempt,
       from: ['retrying'],
