@@ -18,7 +18,7 @@ if (!apps.every((app) => existsSync(join(root, `dist/apps/${app}/src/main.js`)))
 const children = apps.map((app) => {
   const child = spawn(process.execPath, [join(root, `dist/apps/${app}/src/main.js`)], {
     cwd: root,
-    env: process.env,
+    env: { LOG_FORMAT: 'pretty', ...process.env },
   });
   const tag = `\x1b[${colors[app]}m${app.padEnd(8)}\x1b[0m│ `;
   for (const stream of [child.stdout, child.stderr]) {

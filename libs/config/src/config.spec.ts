@@ -35,6 +35,7 @@ describe('loadConfig', () => {
     [{ KEY_PREFIX: 'a{b}' }, /KEY_PREFIX may use/],
     [{ TASK_BUDGET_USD: '-1' }, /TASK_BUDGET_USD must be at least 0/],
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
+    [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be json or pretty/],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -67,6 +67,8 @@ export interface VigilConfig {
   /** Interval of the SSE keep-alive comments. */
   sseHeartbeatMs: number;
   logLevel: string;
+  /** `json` (default, for machines) or `pretty` (for people: start:all uses it). */
+  logFormat: 'json' | 'pretty';
 }
 
 const DEFAULT_API_KEYS = 'local:local-dev-key';
@@ -97,6 +99,13 @@ function parseRetryPolicy(models: string[]): ModelName[] {
     }
     return model as ModelName;
   });
+}
+
+function readLogFormat(env: Env): 'json' | 'pretty' {
+  const format = readString(env, 'LOG_FORMAT', 'json');
+  if (format !== 'json' && format !== 'pretty')
+    throw new ConfigError(`LOG_FORMAT must be json or pretty, got "${format}"`);
+  return format;
 }
 
 export function loadConfig(env: Env = process.env): VigilConfig {
@@ -155,5 +164,6 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     notifierClaimIdleMs: readInt(env, 'NOTIFIER_CLAIM_IDLE_MS', 30_000, 100),
     sseHeartbeatMs: readInt(env, 'SSE_HEARTBEAT_MS', 15_000, 100, 600_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
+    logFormat: readLogFormat(env),
   };
 }

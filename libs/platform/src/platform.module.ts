@@ -22,6 +22,15 @@ export class PlatformModule {
           pinoHttp: {
             level: config.logLevel,
             redact: ['req.headers.authorization', 'req.headers.cookie'],
+            // pino-pretty is a development dependency: only start:all asks for it.
+            ...(config.logFormat === 'pretty'
+              ? {
+                  transport: {
+                    target: 'pino-pretty',
+                    options: { singleLine: true, ignore: 'pid,hostname,req,res' },
+                  },
+                }
+              : {}),
             base: { app: `vigil-${app}`, pid: process.pid },
             autoLogging: { ignore: (req) => req.url === '/health' || req.url === '/metrics' },
           },
