@@ -43,6 +43,16 @@ describe('recovery with real processes', () => {
     expect(new Set(succeeded).size).toBe(60);
     expect(succeeded.length - 60).toBeLessThanOrEqual(1);
     expect(actions.some((action) => action.attempt === 2)).toBe(true);
+    // Operators see the same story in Prometheus.
+    const metricsOf = async (app: string) =>
+      (await fetch(`http://127.0.0.1:${stack.processes.find((p) => p.name === app)!.port}/metrics`)).text();
+    expect(await metricsOf('watcher')).toMatch(
+      /vigil_watcher_decisions_total\{decision="recovered"[^}]*\} [1-9]/,
+    );
+    expect(await metricsOf('watcher')).toMatch(/vigil_sweep_duration_seconds_count\{[^}]*\} [1-9]/);
+    const survivor = stack.processes.filter((p) => p.name === 'worker').at(-1)!;
+    const workerMetrics = await (await fetch(`http://127.0.0.1:${survivor.port}/metrics`)).text();
+    expect(workerMetrics).toMatch(/vigil_slices_total\{outcome="verifying"[^}]*\} 1/);
   });
 
   it('models alternate per policy when every worker dies, ending in an honest failure', async () => {

@@ -1,4 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
+import { Counter, Histogram, Registry } from 'prom-client';
+import { METRICS_REGISTRY } from '@vigil/platform';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { SupervisorSweep } from '@vigil/supervisor';
 
@@ -10,10 +12,26 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   private running?: Promise<void>;
   private stopped = false;
 
+  private readonly duration: Histogram;
+  private readonly decisions: Counter<'decision'>;
+
   constructor(
     private readonly sweep: SupervisorSweep,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
-  ) {}
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.duration = new Histogram({
+      name: 'vigil_sweep_duration_seconds',
+      help: 'Time one Watcher sweep took',
+      registers: [registry],
+    });
+    this.decisions = new Counter({
+      name: 'vigil_watcher_decisions_total',
+      help: 'What the Watcher decided about the tasks it inspected',
+      labelNames: ['decision'],
+      registers: [registry],
+    });
+  }
 
   onApplicationBootstrap(): void {
     this.schedule(0);
@@ -22,9 +40,14 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   private schedule(delay: number): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
+      const stopTimer = this.duration.startTimer();
       this.running = this.sweep
         .tick()
-        .then(() => undefined)
+        .then((report) => {
+          stopTimer();
+          for (const [decision, count] of Object.entries(report.decisions))
+            this.decisions.inc({ decision }, count);
+        })
         .catch((error: unknown) => this.logger.error(`sweep failed: ${String(error)}`))
         .finally(() => this.schedule(this.config.watcherIntervalMs));
     }, delay);

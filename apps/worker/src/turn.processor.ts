@@ -2,7 +2,9 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import { SliceOutcome, SliceRunner } from '@vigil/agent';
+import { METRICS_REGISTRY } from '@vigil/platform';
 import type { TurnJob } from '@vigil/queue';
+import { Counter, Registry } from 'prom-client';
 
 /**
  * One processor per shard's turn queue. `maxStalledCount: 0`: a stalled turn job is failed, never
@@ -13,12 +15,27 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
   class TurnProcessor extends WorkerHost {
     private readonly logger = new Logger(`TurnProcessor:${queueName}`);
 
-    constructor(@Inject(SliceRunner) private readonly runner: SliceRunner) {
+    private readonly slices: Counter<'outcome'>;
+
+    constructor(
+      @Inject(SliceRunner) private readonly runner: SliceRunner,
+      @Inject(METRICS_REGISTRY) registry: Registry,
+    ) {
       super();
+      // One counter per process, shared by the shards' processors.
+      this.slices =
+        (registry.getSingleMetric('vigil_slices_total') as Counter<'outcome'> | undefined) ??
+        new Counter({
+          name: 'vigil_slices_total',
+          help: 'Slices run by this Worker, by how they ended',
+          labelNames: ['outcome'],
+          registers: [registry],
+        });
     }
 
     async process(job: Job<TurnJob>): Promise<SliceOutcome> {
       const outcome = await this.runner.run(job.data);
+      this.slices.inc({ outcome });
       this.logger.debug(
         `task ${job.data.taskId} attempt ${job.data.attempt} slice ${job.data.slice}: ${outcome}`,
       );

@@ -8,6 +8,8 @@ export type AppName = 'api' | 'worker' | 'watcher' | 'notifier';
 /** A built app (dist/) running as its own OS process, as in production. */
 export class AppProcess {
   readonly output: string[] = [];
+  /** The HTTP port it was given, when the starter knows it. */
+  port?: number;
   private exitPromise: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 
   private constructor(

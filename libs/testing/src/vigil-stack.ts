@@ -30,6 +30,7 @@ export class VigilStack {
       notifier: 'NOTIFIER_PORT',
     }[app];
     const process = AppProcess.start(app, { ...this.ctx.env(this.env), [portVariable]: port, ...extraEnv });
+    process.port = Number(port);
     this.processes.push(process);
     await process.waitFor(new RegExp(`vigil-${app} ready`));
     if (app === 'api') this.api = new HttpClient(`http://127.0.0.1:${port}`, 'test-key-0001');
