@@ -16,7 +16,7 @@ import { ActiveSlices } from './active-slices';
 import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceSession, SliceEnd } from './slice-session';
 import { StepRecorder } from './step-recorder';
-import { TaskContextStore } from './task-context.store';
+import { TaskContext, TaskContextStore } from './task-context.store';
 import { ToolExecutor, isFencingError } from './tool-executor';
 import { GlobalSpendGate } from './global-spend.gate';
 
@@ -51,7 +51,7 @@ export class SliceRunner {
   ) {}
 
   async run(job: TurnJob): Promise<SliceOutcome> {
-    const task = await this.tasks.get(job.taskId);
+    const { task, context } = await this.contexts.loadForSlice(job.taskId);
     if (!task || task.attempt !== job.attempt || task.status !== 'queued') return 'skipped';
     if (task.sliceCount >= this.config.taskMaxSlices) {
       await this.failTurn(
@@ -85,7 +85,7 @@ export class SliceRunner {
     heartbeat.start();
     try {
       const kind = this.kinds.get(task.kind);
-      const end = await this.runSession(task, kind, job, controller.signal, () => heartbeat.stop());
+      const end = await this.runSession(task, kind, job, context, controller.signal, () => heartbeat.stop());
       heartbeat.stop();
       return await this.handOff(task, job, end);
     } catch (error) {
@@ -106,10 +106,10 @@ export class SliceRunner {
     task: TaskRecord,
     kind: TaskKind,
     job: TurnJob,
+    context: TaskContext,
     signal: AbortSignal,
     wedge: () => void,
   ): Promise<{ end: SliceEnd; detail?: string; reason?: FailureReason }> {
-    const context = await this.contexts.load(task.id, { withActions: false });
     const provider = this.providers.create(task.model);
     const session = new SliceSession({
       task,

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { ChainableCommander, Redis } from 'ioredis';
 import type { ActionRecord } from '@vigil/kinds';
 import { REDIS, RedisKeys } from '@vigil/redis';
+import { decodeTask, type TaskRecord } from '@vigil/tasks';
 
 export interface JournalEntry {
   state: 'intent' | 'done';
@@ -23,6 +24,14 @@ export interface TaskContext {
 
 const parse = <T>(raw: string): T => JSON.parse(raw) as T;
 
+type PipelineReplies = [Error | null, unknown][] | null;
+
+function reply(replies: PipelineReplies, index: number): unknown {
+  const [error, result] = replies?.[index] ?? [new Error('no reply'), null];
+  if (error) throw error;
+  return result;
+}
+
 @Injectable()
 export class TaskContextStore {
   constructor(
@@ -36,20 +45,39 @@ export class TaskContextStore {
    * would make a task's bookkeeping grow with the square of its length.
    */
   async load(taskId: string, options: { withActions?: boolean } = {}): Promise<TaskContext> {
-    const withActions = options.withActions ?? true;
-    const replies = await this.redis
-      .pipeline()
+    const replies = await this.queueContext(
+      this.redis.pipeline(),
+      taskId,
+      options.withActions ?? true,
+    ).exec();
+    return this.decodeContext(replies, 0);
+  }
+
+  /** The record and a slice's context in the same round trip: what a slice needs to start. */
+  async loadForSlice(taskId: string): Promise<{ task: TaskRecord | null; context: TaskContext }> {
+    const pipeline = this.redis.pipeline().hgetall(this.keys.task(taskId));
+    const replies = await this.queueContext(pipeline, taskId, false).exec();
+    return {
+      task: decodeTask(reply(replies, 0) as Record<string, string>),
+      context: this.decodeContext(replies, 1),
+    };
+  }
+
+  private queueContext(
+    pipeline: ChainableCommander,
+    taskId: string,
+    withActions: boolean,
+  ): ChainableCommander {
+    return pipeline
       .lrange(this.keys.actions(taskId), withActions ? 0 : 1, withActions ? -1 : 0)
       .smembers(this.keys.doneSteps(taskId))
       .hgetall(this.keys.outputs(taskId))
       .lrange(this.keys.findings(taskId), 0, -1)
-      .hgetall(this.keys.journal(taskId))
-      .exec();
-    const value = (index: number): unknown => {
-      const [error, result] = replies?.[index] ?? [new Error('no reply'), null];
-      if (error) throw error;
-      return result;
-    };
+      .hgetall(this.keys.journal(taskId));
+  }
+
+  private decodeContext(replies: PipelineReplies, offset: number): TaskContext {
+    const value = (index: number): unknown => reply(replies, offset + index);
     return {
       actions: (value(0) as string[]).map((raw) => parse<ActionRecord>(raw)),
       doneSteps: new Set(value(1) as string[]),
