@@ -37,15 +37,4 @@ export class ScriptRunner {
     const command = (this.redis as unknown as Record<string, ScriptCommand>)[name];
     return (await command.call(this.redis, ...keys, ...args)) as T;
   }
-
-  /** The same call queued on a pipeline, for batching several scripts in one round trip. */
-  queue(
-    pipeline: ReturnType<Redis['pipeline']>,
-    name: string,
-    keys: string[],
-    args: (string | number)[],
-  ): void {
-    const command = (pipeline as unknown as Record<string, ScriptCommand>)[name];
-    void command.call(pipeline, ...keys, ...args);
-  }
 }

@@ -126,7 +126,7 @@ export class TaskRepository {
     return task;
   }
 
-  transitionKeys(task: Pick<TaskRecord, 'id' | 'tenantId'>): string[] {
+  private transitionKeys(task: Pick<TaskRecord, 'id' | 'tenantId'>): string[] {
     const shard = this.keys.shardOf(task.id);
     return [
       this.keys.task(task.id),
@@ -139,7 +139,7 @@ export class TaskRepository {
     ];
   }
 
-  transitionArgs(
+  private transitionArgs(
     task: Pick<TaskRecord, 'id'>,
     to: TaskStatus,
     options: TransitionOptions,

@@ -41,7 +41,7 @@ export interface GenerateResult {
 export interface ModelProvider {
   readonly name: string;
   readonly modelId: string;
-  /** false for providers that never read the prompt (the scripted one): the runtime skips building it. */
+  /** false only for the offline scripted agent: it reads the recorded log, not a prompt, and costs nothing. */
   readonly readsPrompt?: boolean;
   generate(request: GenerateRequest): Promise<GenerateResult>;
 }

@@ -11,7 +11,6 @@ describe('ModelProviders', () => {
       const provider = providers.create(model);
       expect(provider).toBeInstanceOf(ScriptedProvider);
       expect(provider).toMatchObject({ name: model, modelId: 'scripted' });
-      expect(providers.isScripted(provider)).toBe(true);
     }
   });
 
@@ -25,8 +24,6 @@ describe('ModelProviders', () => {
     expect(opus).toMatchObject({ name: 'opus', modelId: 'claude-opus-4-1' });
     expect(gemini).toBeInstanceOf(GeminiProvider);
     expect(gemini).toMatchObject({ name: 'gemini', modelId: 'gemini-test' });
-    expect(providers.isScripted(opus)).toBe(false);
-    expect(providers.isScripted(gemini)).toBe(false);
     expect(providers.create('opus')).not.toBe(opus);
   });
 

@@ -31,8 +31,4 @@ export class ModelProviders {
     }
     return new ScriptedProvider(model);
   }
-
-  isScripted(provider: ModelProvider): boolean {
-    return provider instanceof ScriptedProvider;
-  }
 }

@@ -69,15 +69,13 @@ export class SliceSession {
       .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
       .join('\n');
     // The scripted agent drives from the recorded log, not from text: no prompt is built for it.
-    const prompt =
-      deps.provider.readsPrompt === false
-        ? { system: '', messages: [] }
-        : buildPrompt(task, kind, context, criteria);
+    const prompt = this.isScripted()
+      ? { system: '', messages: [] }
+      : buildPrompt(task, kind, context, criteria);
     this.system = prompt.system;
     this.messages = prompt.messages;
     this.spentUsd = task.spentUsd;
-    this.scriptedView =
-      deps.provider.readsPrompt === false ? deps.scripted(this.issued, context.doneSteps) : undefined;
+    this.scriptedView = this.isScripted() ? deps.scripted(this.issued, context.doneSteps) : undefined;
   }
 
   async run(): Promise<SliceResult> {
@@ -138,11 +136,11 @@ export class SliceSession {
   }
 
   private remember(message: ChatMessage): void {
-    if (this.deps.provider.readsPrompt !== false) this.messages.push(message);
+    if (!this.isScripted()) this.messages.push(message);
   }
 
   private isScripted(): boolean {
-    return this.deps.provider.modelId === 'scripted';
+    return this.deps.provider.readsPrompt === false;
   }
 
   private async generate(): Promise<{ text: string; toolCalls: ToolCall[]; costUsd: number }> {
@@ -269,7 +267,7 @@ export class SliceSession {
       context.doneSteps.add(outcome.key);
       context.outputs.set(outcome.key, outcome.result);
     }
-    if (call && this.deps.provider.readsPrompt !== false) {
+    if (call && !this.isScripted()) {
       this.remember({
         role: 'tool',
         toolCallId: call.id,
