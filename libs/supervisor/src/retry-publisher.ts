@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TaskContextStore } from '@vigil/agent';
+import { TaskContext, TaskContextStore } from '@vigil/agent';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
@@ -44,8 +44,8 @@ export class RetryPublisher {
       return this.fail(task, 'limit', `task budget of $${task.budgetUsd} reached`, lease);
     }
 
-    const reconciled = await this.reconcileJournal(task);
     const context = await this.contexts.load(task.id);
+    const reconciled = await this.reconcileJournal(task, context);
     const retryContext: RetryContext = {
       retryNumber,
       reason: last?.reason ?? 'crashed',
@@ -84,8 +84,10 @@ export class RetryPublisher {
   }
 
   /** Every write whose outcome is unknown is looked up in the external system before any retry. */
-  private async reconcileJournal(task: TaskRecord): Promise<{ key: string; found: boolean }[]> {
-    const context = await this.contexts.load(task.id);
+  private async reconcileJournal(
+    task: TaskRecord,
+    context: TaskContext,
+  ): Promise<{ key: string; found: boolean }[]> {
     const kind = this.kinds.get(task.kind);
     const results: { key: string; found: boolean }[] = [];
     for (const [key, entry] of context.journal) {
@@ -108,12 +110,14 @@ export class RetryPublisher {
           services: { config: this.config },
         });
         if (found !== null && found !== undefined) {
-          await this.scripts.recordReconciled(
+          const recorded = await this.scripts.recordReconciled(
             task,
             key,
             { ...entry, state: 'done', result: found, reconciled: true },
             found,
           );
+          // Keep the loaded context in step with what the script wrote.
+          if (recorded) context.doneSteps.add(key);
         }
         results.push({ key, found: found !== null && found !== undefined });
       } catch (error) {
