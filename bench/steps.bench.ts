@@ -44,7 +44,7 @@ export const runStepsBench: Bench = async () => {
           durationMs: 0,
         },
         succeeded: true,
-        output: { index: i, done: true },
+        outputJson: JSON.stringify({ index: i, done: true }),
         currentStep: `noop_step step:${i}`,
       });
     };
@@ -68,7 +68,7 @@ export const runStepsBench: Bench = async () => {
           durationMs: 0,
         },
         succeeded: true,
-        output: result,
+        outputJson: JSON.stringify(result),
         journal: { state: 'done', attempt: 1, at: Date.now(), result },
         currentStep: `create_object ${key}`,
       });

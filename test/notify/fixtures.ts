@@ -21,6 +21,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     lastVerifiedStep: 3,
     sliceCount: 1,
     consecutiveErrors: 0,
+    contextVersion: 3,
     retryCount: 0,
     retryHistory: [],
     exitCriteria: [{ check: 'all_steps_recorded', expected: 40 }],

@@ -1,7 +1,7 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
-import { SliceOutcome, SliceRunner } from '@vigil/agent';
+import { SliceContextCache, SliceOutcome, SliceRunner } from '@vigil/agent';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import type { TurnJob } from '@vigil/queue';
 import { Counter, Registry } from 'prom-client';
@@ -19,6 +19,7 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
 
     constructor(
       @Inject(SliceRunner) private readonly runner: SliceRunner,
+      @Inject(SliceContextCache) heldContexts: SliceContextCache,
       @Inject(METRICS_REGISTRY) registry: Registry,
     ) {
       super();
@@ -31,6 +32,19 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
           labelNames: ['outcome'],
           registers: [registry],
         });
+      if (!registry.getSingleMetric('vigil_slice_context_loads_total')) {
+        new Counter({
+          name: 'vigil_slice_context_loads_total',
+          help: "Slice starts by where the task's context came from: held by this Worker since the task's last slice, or read from Redis",
+          labelNames: ['source'],
+          registers: [registry],
+          collect() {
+            this.reset();
+            this.inc({ source: 'held' }, heldContexts.starts.reused);
+            this.inc({ source: 'redis' }, heldContexts.starts.read);
+          },
+        });
+      }
     }
 
     async process(job: Job<TurnJob>): Promise<SliceOutcome> {

@@ -8,6 +8,7 @@ import { TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
 import { ActiveSlices } from './runtime/active-slices';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
+import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner, WORKER_ID } from './runtime/slice-runner';
 import { StepRecorder } from './runtime/step-recorder';
 import { TaskContextStore } from './runtime/task-context.store';
@@ -29,6 +30,7 @@ export class AgentModule {
           useFactory: () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
         },
         TaskContextStore,
+        SliceContextCache,
         StepRecorder,
         WriteJournal,
         ToolExecutor,
@@ -40,6 +42,7 @@ export class AgentModule {
       ],
       exports: [
         SliceRunner,
+        SliceContextCache,
         TaskContextStore,
         StepRecorder,
         ModelProviders,

@@ -7,6 +7,7 @@ export * from './models/gemini.provider';
 export { ModelProviderError, isRetryableStatus } from './models/provider-support';
 export * from './runtime/slice-runner';
 export * from './runtime/slice-session';
+export * from './runtime/slice-context';
 export * from './runtime/task-context.store';
 export * from './runtime/step-recorder';
 export * from './runtime/write-journal';

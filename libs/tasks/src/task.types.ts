@@ -66,6 +66,8 @@ export interface TaskRecord {
   lastVerifiedStep: number;
   sliceCount: number;
   consecutiveErrors: number;
+  /** Incremented by every script that changes the task's context (steps, outputs, findings). */
+  contextVersion: number;
   retryCount: number;
   retryHistory: RetryEntry[];
   exitCriteria: ExitCriterion[];

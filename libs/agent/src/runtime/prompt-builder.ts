@@ -1,7 +1,7 @@
 import type { TaskKind } from '@vigil/kinds';
 import type { TaskRecord } from '@vigil/tasks';
 import type { ChatMessage } from '../models/model-provider';
-import type { TaskContext } from './task-context.store';
+import type { SliceContext } from './slice-context';
 
 const MAX_LISTED_OUTPUTS = 200;
 
@@ -24,7 +24,7 @@ function retrySection(task: TaskRecord): string {
 export function buildPrompt(
   task: TaskRecord,
   kind: TaskKind,
-  context: TaskContext,
+  context: SliceContext,
   criteria: string,
 ): { system: string; messages: ChatMessage[] } {
   const system = [

@@ -16,7 +16,8 @@ import { ActiveSlices } from './active-slices';
 import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceSession, SliceEnd } from './slice-session';
 import { StepRecorder } from './step-recorder';
-import { TaskContext, TaskContextStore } from './task-context.store';
+import { SliceContext, SliceContextCache } from './slice-context';
+import { TaskContextStore } from './task-context.store';
 import { ToolExecutor, isFencingError } from './tool-executor';
 import { GlobalSpendGate } from './global-spend.gate';
 
@@ -39,6 +40,7 @@ export class SliceRunner {
   constructor(
     private readonly tasks: TaskRepository,
     private readonly contexts: TaskContextStore,
+    private readonly heldContexts: SliceContextCache,
     private readonly recorder: StepRecorder,
     private readonly executor: ToolExecutor,
     private readonly kinds: KindRegistry,
@@ -51,7 +53,11 @@ export class SliceRunner {
   ) {}
 
   async run(job: TurnJob): Promise<SliceOutcome> {
-    const { task, context } = await this.contexts.loadForSlice(job.taskId);
+    const { task, context, reused } = await this.contexts.loadForSlice(
+      job.taskId,
+      this.heldContexts.take(job.taskId),
+    );
+    this.heldContexts.starts[reused ? 'reused' : 'read']++;
     if (!task || task.attempt !== job.attempt || task.status !== 'queued') return 'skipped';
     if (task.sliceCount >= this.config.taskMaxSlices) {
       await this.failTurn(
@@ -85,9 +91,13 @@ export class SliceRunner {
     heartbeat.start();
     try {
       const kind = this.kinds.get(task.kind);
-      const end = await this.runSession(task, kind, job, context, controller.signal, () => heartbeat.stop());
+      const session = this.createSession(task, kind, job, context, controller.signal, () => heartbeat.stop());
+      const end = await session.run();
       heartbeat.stop();
-      return await this.handOff(task, job, end);
+      const outcome = await this.handOff(task, job, end);
+      const held = session.heldContext();
+      if (outcome === 'next_slice' && held) this.heldContexts.put(task.id, held);
+      return outcome;
     } catch (error) {
       if (controller.signal.aborted || isFencingError(error)) {
         this.logger.log(
@@ -102,21 +112,22 @@ export class SliceRunner {
     }
   }
 
-  private async runSession(
+  private createSession(
     task: TaskRecord,
     kind: TaskKind,
     job: TurnJob,
-    context: TaskContext,
+    context: SliceContext,
     signal: AbortSignal,
     wedge: () => void,
-  ): Promise<{ end: SliceEnd; detail?: string; reason?: FailureReason }> {
+  ): SliceSession {
     const provider = this.providers.create(task.model);
-    const session = new SliceSession({
+    return new SliceSession({
       task,
       kind,
       attempt: job.attempt,
       slice: job.slice,
       context,
+      contextVersion: task.contextVersion,
       provider,
       signal,
       config: this.config,
@@ -135,7 +146,6 @@ export class SliceRunner {
         crash: () => process.kill(process.pid, 'SIGKILL') as never,
       }),
     });
-    return session.run();
   }
 
   private async handOff(

@@ -1,13 +1,9 @@
-import { noopKind, TaskKind } from '@vigil/kinds';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
-import { GlobalSpendGate } from './global-spend.gate';
-import { SliceSession } from './slice-session';
 import { StepRecorder } from './step-recorder';
 import { TaskContextStore } from './task-context.store';
-import { ToolExecutor } from './tool-executor';
-import { WriteJournal } from './write-journal';
+import { modelSession } from './testing/model-session';
 
 /** A model that always asks for the next noop step and reports a large token usage. */
 class ExpensiveModel implements ModelProvider {
@@ -38,21 +34,11 @@ describe('SliceSession budgets', () => {
     );
     await tasks.transition(task, 'running', { attempt: 1 });
     const model = new ExpensiveModel();
-    const session = new SliceSession({
+    const session = modelSession(ctx, recorder, {
       task: (await tasks.get(task.id))!,
-      kind: noopKind as TaskKind,
-      attempt: 1,
-      slice: 1,
       context: await new TaskContextStore(ctx.redis, ctx.keys).load(task.id),
+      contextVersion: 0,
       provider: model,
-      signal: new AbortController().signal,
-      config: ctx.config,
-      recorder,
-      executor: new ToolExecutor(new WriteJournal(recorder, ctx.keys)),
-      spend: new GlobalSpendGate(ctx.redis, ctx.keys, recorder, ctx.config),
-      scripted: () => {
-        throw new Error('not a scripted run');
-      },
     });
     const result = await session.run();
     // Each call costs 20k × $15/M + 2k × $75/M = $0.45: the third would pass the $1 budget.

@@ -13,7 +13,7 @@ import { BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
 import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt } from './prompt-builder';
 import { StepRecord, StepRecorder } from './step-recorder';
-import type { TaskContext } from './task-context.store';
+import type { HeldContext, SliceContext } from './slice-context';
 import { ToolExecutor, ToolOutcome } from './tool-executor';
 
 export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn';
@@ -31,7 +31,9 @@ export interface SliceSessionDeps {
   kind: TaskKind;
   attempt: number;
   slice: number;
-  context: TaskContext;
+  context: SliceContext;
+  /** The task's context version `context` reflects. */
+  contextVersion: number;
   provider: ModelProvider;
   signal: AbortSignal;
   config: VigilConfig;
@@ -53,6 +55,9 @@ export class SliceSession {
   private readonly scriptedView: ScriptedSessionView | undefined;
   private spentUsd: number;
   private lastError = '';
+  private contextVersion: number;
+  /** False once a step's version shows a change this session did not make (then nothing is kept). */
+  private contextCurrent = true;
 
   constructor(private readonly deps: SliceSessionDeps) {
     const { task, kind, context } = deps;
@@ -75,6 +80,7 @@ export class SliceSession {
     this.system = prompt.system;
     this.messages = prompt.messages;
     this.spentUsd = task.spentUsd;
+    this.contextVersion = deps.contextVersion;
     this.scriptedView = this.isScripted() ? deps.scripted(this.issued, context.doneSteps) : undefined;
   }
 
@@ -133,6 +139,12 @@ export class SliceSession {
       }
     }
     return { end: 'next_slice' };
+  }
+
+  /** The context as this slice leaves it, for the task's next slice if it runs in this process. */
+  heldContext(): HeldContext | undefined {
+    if (!this.contextCurrent) return undefined;
+    return { attempt: this.deps.attempt, version: this.contextVersion, context: this.deps.context };
   }
 
   private remember(message: ChatMessage): void {
@@ -251,22 +263,29 @@ export class SliceSession {
       ...(outcome.deduplicated ? { deduplicated: true } : {}),
     };
     const currentStep = outcome.key ? `${tool} ${outcome.key}` : tool;
+    const outputJson =
+      outcome.ok && outcome.key && outcome.result !== undefined ? JSON.stringify(outcome.result) : undefined;
     const recorded = await recorder.record({
       taskId: task.id,
       attempt,
       action,
       succeeded: outcome.ok,
-      output: outcome.ok && outcome.key ? outcome.result : undefined,
+      outputJson,
       journal: outcome.journal,
       currentStep,
       spentUsd: costUsd,
       ...extra,
     });
     this.spentUsd += costUsd;
+    // The context is updated as Redis now holds it (JSON round trip included), so a next slice that
+    // reuses it sees exactly what one that reads it from Redis would.
+    if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;
+    else this.contextCurrent = false;
     if (outcome.ok && outcome.key) {
       context.doneSteps.add(outcome.key);
-      context.outputs.set(outcome.key, outcome.result);
+      if (outputJson !== undefined) context.outputs.set(outcome.key, JSON.parse(outputJson));
     }
+    if (extra.finding !== undefined) context.findings.push(JSON.parse(JSON.stringify(extra.finding)));
     if (call && !this.isScripted()) {
       this.remember({
         role: 'tool',

@@ -12,7 +12,8 @@ export interface StepRecord {
   attempt: number;
   action: Omit<ActionRecord, 'step'>;
   succeeded: boolean;
-  output?: unknown;
+  /** The output to save under the step's key, already JSON-encoded. */
+  outputJson?: string;
   journal?: JournalEntry;
   finding?: unknown;
   currentStep: string;
@@ -24,9 +25,11 @@ export interface RecordedStep {
   step: number;
   completedUnits: number;
   consecutiveErrors: number;
+  /** The task's context version after this step (see load-slice.lua). */
+  contextVersion: number;
 }
 
-type Reply = [number, string, number, number, number, number];
+type Reply = [number, string, number, number, number, number, number];
 
 /** Writes one tool step's bookkeeping in a single fenced script call (one round trip). */
 @Injectable()
@@ -44,37 +47,38 @@ export class StepRecorder {
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
     const shard = this.keys.shardOf(id);
-    const [code, status, attempt, step, completedUnits, consecutiveErrors] = await this.scripts.run<Reply>(
-      'record-step',
-      [
-        this.keys.task(id),
-        this.keys.actions(id),
-        this.keys.doneSteps(id),
-        this.keys.outputs(id),
-        this.keys.journal(id),
-        this.keys.findings(id),
-        this.keys.events(shard),
-        this.keys.deadlineIndex(shard),
-      ],
-      [
-        record.attempt,
-        now,
-        now + this.config.staleAfterMs,
-        JSON.stringify(record.action),
-        record.action.key ?? '',
-        record.succeeded ? '1' : '0',
-        record.output === undefined ? '' : JSON.stringify(record.output),
-        record.journal ? JSON.stringify(record.journal) : '',
-        record.finding === undefined ? '' : JSON.stringify(record.finding),
-        record.currentStep,
-        record.message ? JSON.stringify(record.message) : '',
-        this.config.eventStreamMaxLen,
-        record.spentUsd ? record.spentUsd.toFixed(6) : '',
-      ],
-    );
+    const [code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion] =
+      await this.scripts.run<Reply>(
+        'record-step',
+        [
+          this.keys.task(id),
+          this.keys.actions(id),
+          this.keys.doneSteps(id),
+          this.keys.outputs(id),
+          this.keys.journal(id),
+          this.keys.findings(id),
+          this.keys.events(shard),
+          this.keys.deadlineIndex(shard),
+        ],
+        [
+          record.attempt,
+          now,
+          now + this.config.staleAfterMs,
+          JSON.stringify(record.action),
+          record.action.key ?? '',
+          record.succeeded ? '1' : '0',
+          record.outputJson ?? '',
+          record.journal ? JSON.stringify(record.journal) : '',
+          record.finding === undefined ? '' : JSON.stringify(record.finding),
+          record.currentStep,
+          record.message ? JSON.stringify(record.message) : '',
+          this.config.eventStreamMaxLen,
+          record.spentUsd ? record.spentUsd.toFixed(6) : '',
+        ],
+      );
     if (code === TaskScriptCode.StaleAttempt) throw new StaleAttemptError(id, record.attempt, attempt);
     if (code === TaskScriptCode.NotActive) throw new TaskNotActiveError(id, status as never);
     if (code === TaskScriptCode.NotFound) throw new TaskNotFoundError(id);
-    return { step, completedUnits, consecutiveErrors };
+    return { step, completedUnits, consecutiveErrors, contextVersion };
   }
 }

@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import type { ActionRecord } from '@vigil/kinds';
-import { REDIS, RedisKeys } from '@vigil/redis';
+import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
 import { decodeTask, type TaskRecord } from '@vigil/tasks';
+import { loadAgentScripts } from './agent-scripts';
+import type { HeldContext, SliceContext } from './slice-context';
 
 export interface JournalEntry {
   state: 'intent' | 'done';
@@ -13,12 +15,9 @@ export interface JournalEntry {
   reconciled?: boolean;
 }
 
-/** What a slice (or the Watcher) knows about a task's past: all of it recorded by the runtime. */
-export interface TaskContext {
+/** All that is known about a task's past, all of it recorded by the runtime: the Watcher's view. */
+export interface TaskContext extends SliceContext {
   actions: ActionRecord[];
-  doneSteps: Set<string>;
-  outputs: Map<string, unknown>;
-  findings: unknown[];
   journal: Map<string, JournalEntry>;
 }
 
@@ -32,52 +31,36 @@ function reply(replies: PipelineReplies, index: number): unknown {
   return result;
 }
 
+type SliceReply = [string[], 0] | [string[], 1, string[], string[], string[]];
+
+function fromPairs(flat: string[]): Record<string, string> {
+  const hash: Record<string, string> = {};
+  for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
+  return hash;
+}
+
 @Injectable()
 export class TaskContextStore {
+  private readonly scripts: ScriptRunner;
+
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {}
-
-  /**
-   * One round trip for the whole context. A slice skips the action log (`withActions: false`): its
-   * prompt needs only done steps, outputs and findings, and re-reading a long log every slice
-   * would make a task's bookkeeping grow with the square of its length.
-   */
-  async load(taskId: string, options: { withActions?: boolean } = {}): Promise<TaskContext> {
-    const replies = await this.queueContext(
-      this.redis.pipeline(),
-      taskId,
-      options.withActions ?? true,
-    ).exec();
-    return this.decodeContext(replies, 0);
+  ) {
+    this.scripts = loadAgentScripts(redis);
   }
 
-  /** The record and a slice's context in the same round trip: what a slice needs to start. */
-  async loadForSlice(taskId: string): Promise<{ task: TaskRecord | null; context: TaskContext }> {
-    const pipeline = this.redis.pipeline().hgetall(this.keys.task(taskId));
-    const replies = await this.queueContext(pipeline, taskId, false).exec();
-    return {
-      task: decodeTask(reply(replies, 0) as Record<string, string>),
-      context: this.decodeContext(replies, 1),
-    };
-  }
-
-  private queueContext(
-    pipeline: ChainableCommander,
-    taskId: string,
-    withActions: boolean,
-  ): ChainableCommander {
-    return pipeline
-      .lrange(this.keys.actions(taskId), withActions ? 0 : 1, withActions ? -1 : 0)
+  /** The whole context, action log and journal included, in one round trip (the Watcher's view). */
+  async load(taskId: string): Promise<TaskContext> {
+    const replies = await this.redis
+      .pipeline()
+      .lrange(this.keys.actions(taskId), 0, -1)
       .smembers(this.keys.doneSteps(taskId))
       .hgetall(this.keys.outputs(taskId))
       .lrange(this.keys.findings(taskId), 0, -1)
-      .hgetall(this.keys.journal(taskId));
-  }
-
-  private decodeContext(replies: PipelineReplies, offset: number): TaskContext {
-    const value = (index: number): unknown => reply(replies, offset + index);
+      .hgetall(this.keys.journal(taskId))
+      .exec();
+    const value = (index: number): unknown => reply(replies, index);
     return {
       actions: (value(0) as string[]).map((raw) => parse<ActionRecord>(raw)),
       doneSteps: new Set(value(1) as string[]),
@@ -89,6 +72,42 @@ export class TaskContextStore {
         Object.entries(value(4) as Record<string, string>).map(([k, v]) => [k, parse<JournalEntry>(v)]),
       ),
     };
+  }
+
+  /**
+   * The record and a slice's context in one round trip: what a slice needs to start. A `held`
+   * context that is still current (same attempt and context version) is returned as it is
+   * instead of being read again.
+   */
+  async loadForSlice(
+    taskId: string,
+    held?: HeldContext,
+  ): Promise<{ task: TaskRecord | null; context: SliceContext; reused: boolean }> {
+    const replies = await this.scripts.run<SliceReply>(
+      'load-slice',
+      [
+        this.keys.task(taskId),
+        this.keys.doneSteps(taskId),
+        this.keys.outputs(taskId),
+        this.keys.findings(taskId),
+      ],
+      [held?.attempt ?? 0, held?.version ?? -1],
+    );
+    const task = decodeTask(fromPairs(replies[0]));
+    if (replies[1] === 0) {
+      const context =
+        task && held ? held.context : { doneSteps: new Set<string>(), outputs: new Map(), findings: [] };
+      return { task, context, reused: Boolean(task && held) };
+    }
+    const [, , done, outputs, findings] = replies;
+    const context: SliceContext = {
+      doneSteps: new Set(done),
+      outputs: new Map(),
+      findings: findings.map((raw) => parse<unknown>(raw)),
+    };
+    for (let i = 0; i < outputs.length; i += 2)
+      context.outputs.set(outputs[i], parse<unknown>(outputs[i + 1]));
+    return { task, context, reused: false };
   }
 
   /** Claims a scripted misbehaviour for a task; true only for the first claimer. */

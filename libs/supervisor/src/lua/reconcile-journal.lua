@@ -2,6 +2,7 @@
   Records what the Watcher found in the external system for a write whose outcome was unknown
   (an intent without a result): the journal entry becomes `done`, the logical step counts as done
   and its output is saved, so the next attempt neither repeats the write nor loses its result.
+  The task's contextVersion is incremented (see load-slice.lua).
   Fenced: only while the task is `retrying` at the given attempt (the recovery in progress).
 
   KEYS[1] task hash
@@ -22,4 +23,6 @@ redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[2])
 redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'completedUnits', redis.call('SCARD', KEYS[3]))
+-- A worker holding this task's context from before must read it again.
+redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
 return 1

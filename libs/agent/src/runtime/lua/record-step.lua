@@ -27,14 +27,14 @@
   ARGV[12] event stream max length (approximate)
   ARGV[13] spend to add in USD ("" none)
 
-  Returns {code, status, attempt, step, completedUnits, consecutiveErrors}:
+  Returns {code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion}:
   0 recorded · -1 no such task · -3 stale attempt · -6 task not running
 ]]
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits')
 local status, attempt = stored[1], tonumber(stored[2])
-if not status then return {-1, '', 0, 0, 0, 0} end
-if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt, 0, 0, 0} end
-if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt, 0, 0, 0} end
+if not status then return {-1, '', 0, 0, 0, 0, 0} end
+if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt, 0, 0, 0, 0} end
+if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt, 0, 0, 0, 0} end
 
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
 local step = redis.call('LLEN', KEYS[2]) + 1
@@ -59,6 +59,8 @@ local completed = redis.call('SCARD', KEYS[3])
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
   'completedUnits', completed)
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
+-- Tells a worker whether the context it holds from this task's previous slice is still current.
+local contextVersion = redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
 redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
 
 local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed,
@@ -71,4 +73,4 @@ if ARGV[11] ~= '' then
     'type', 'task.message', 'taskId', stored[4], 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
     'at', ARGV[2], 'status', status, 'from', status, 'data', ARGV[11])
 end
-return {0, status, attempt, step, completed, errors}
+return {0, status, attempt, step, completed, errors, contextVersion}

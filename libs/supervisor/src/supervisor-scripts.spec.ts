@@ -1,0 +1,35 @@
+import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { TaskRepository } from '@vigil/tasks';
+import { SupervisorScripts } from './supervisor-scripts';
+
+describe('SupervisorScripts.recordReconciled', () => {
+  const ctx = new RedisTestContext('supervisor-scripts');
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const scripts = new SupervisorScripts(ctx.redis, ctx.keys);
+  afterAll(() => ctx.close());
+
+  it('records a found write only during its recovery, and makes held slice contexts stale', async () => {
+    const { task } = await tasks.create('reconciled-1', newNoopTask({ input: { steps: 4 }, totalUnits: 4 }));
+    const entry = { state: 'done', attempt: 1, at: 1, result: { id: 'obj_1' }, reconciled: true };
+
+    // Still queued: not a recovery in progress, nothing is written.
+    expect(await scripts.recordReconciled(task, 'write:1', entry, { id: 'obj_1' })).toBe(false);
+    expect(await ctx.redis.hlen(ctx.keys.journal(task.id))).toBe(0);
+
+    await tasks.transition(task, 'running', { attempt: 1 });
+    const running = (await tasks.get(task.id))!;
+    await tasks.transition(running, 'retrying', { attempt: 1 });
+    const retrying = (await tasks.get(task.id))!;
+    expect(retrying.contextVersion).toBe(0);
+    expect(await scripts.recordReconciled(retrying, 'write:1', entry, { id: 'obj_1' })).toBe(true);
+
+    const after = (await tasks.get(task.id))!;
+    expect(after.contextVersion).toBe(1);
+    expect(after.completedUnits).toBe(1);
+    expect(await ctx.redis.sismember(ctx.keys.doneSteps(task.id), 'write:1')).toBe(1);
+    expect(JSON.parse((await ctx.redis.hget(ctx.keys.outputs(task.id), 'write:1'))!)).toEqual({
+      id: 'obj_1',
+    });
+    expect(JSON.parse((await ctx.redis.hget(ctx.keys.journal(task.id), 'write:1'))!)).toEqual(entry);
+  });
+});

@@ -1,0 +1,63 @@
+import type { ActionRecord } from '@vigil/kinds';
+import { RedisTestContext, VigilStack } from '@vigil/testing';
+
+/** `vigil_slice_context_loads_total{source}` of one worker, from its /metrics. */
+async function contextLoads(port: number): Promise<{ held: number; redis: number }> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const count = (source: string) =>
+    Number(
+      new RegExp(`vigil_slice_context_loads_total\\{source="${source}"[^}]*\\} (\\d+)`).exec(text)?.[1] ??
+        NaN,
+    );
+  return { held: count('held'), redis: count('redis') };
+}
+
+describe('slice contexts held by workers, with two worker processes taking turns', () => {
+  const ctx = new RedisTestContext('held-context');
+  const stack = new VigilStack(ctx, {
+    API_KEYS: 'acme:test-key-0001',
+    SLICE_MAX_STEPS: '3',
+    TASK_MAX_SLICES: '24',
+    WORKER_CONCURRENCY: '2',
+  });
+  afterAll(async () => {
+    await stack.stopAll();
+    await ctx.close();
+  });
+
+  it('reuses a context only when it is current: every step is done once, wherever its slice ran', async () => {
+    await stack.start('api');
+    const workers = await Promise.all([stack.start('worker'), stack.start('worker')]);
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 45 } });
+      expect(created.status).toBe(201);
+      ids.push(created.body.id as string);
+    }
+    for (const id of ids)
+      await stack.waitForTask(
+        id,
+        (t) => t.status === 'verifying' || t.status === 'completed',
+        60_000,
+        'verifying',
+      );
+
+    for (const id of ids) {
+      const actions = (await ctx.redis.lrange(ctx.keys.actions(id), 0, -1)).map(
+        (raw) => JSON.parse(raw) as ActionRecord,
+      );
+      const keys = actions.filter((a) => a.tool === 'noop_step').map((a) => a.key);
+      expect(keys).toEqual(Array.from({ length: 45 }, (_, i) => `step:${i}`));
+      expect(actions.every((a) => a.attempt === 1 && !a.error)).toBe(true);
+    }
+
+    const loads = await Promise.all(workers.map((worker) => contextLoads(worker.port!)));
+    const held = loads.reduce((sum, l) => sum + l.held, 0);
+    const read = loads.reduce((sum, l) => sum + l.redis, 0);
+    // 8 tasks × 16 slices; both paths taken: reuse where a worker ran the task's previous
+    // slice, a read from Redis for first slices and wherever the other worker ran in between.
+    expect(held + read).toBeGreaterThanOrEqual(8 * 16);
+    expect(held).toBeGreaterThan(0);
+    expect(read).toBeGreaterThan(8);
+  }, 90_000);
+});
