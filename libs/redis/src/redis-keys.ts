@@ -10,6 +10,7 @@ export class RedisKeys {
   ) {}
 
   shardOf(taskId: string): number {
+    if (this.shards === 1) return 0;
     // FNV-1a: stable across processes and versions, cheap, well spread for short ids.
     let hash = 0x811c9dc5;
     for (let i = 0; i < taskId.length; i++) {

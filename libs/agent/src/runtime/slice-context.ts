@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import type { PlanStep } from '@vigil/kinds';
 
 /** The part of a task's recorded context a slice works from (the journal stays in Redis). */
 export interface SliceContext {
@@ -13,6 +14,8 @@ export interface HeldContext {
   attempt: number;
   version: number;
   context: SliceContext;
+  /** The kind's plan for the task's input, once the scripted agent needed it (inputs never change). */
+  plan?: PlanStep[];
 }
 
 /**

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry, TaskKind } from '@vigil/kinds';
+import { KindRegistry, PlanStep, TaskKind } from '@vigil/kinds';
 import { TurnJob, TurnQueue } from '@vigil/queue';
 import {
   FailureReason,
@@ -53,10 +53,8 @@ export class SliceRunner {
   ) {}
 
   async run(job: TurnJob): Promise<SliceOutcome> {
-    const { task, context, reused } = await this.contexts.loadForSlice(
-      job.taskId,
-      this.heldContexts.take(job.taskId),
-    );
+    const held = this.heldContexts.take(job.taskId);
+    const { task, context, reused } = await this.contexts.loadForSlice(job.taskId, held);
     this.heldContexts.starts[reused ? 'reused' : 'read']++;
     if (!task || task.attempt !== job.attempt || task.status !== 'queued') return 'skipped';
     if (task.sliceCount >= this.config.taskMaxSlices) {
@@ -91,12 +89,23 @@ export class SliceRunner {
     heartbeat.start();
     try {
       const kind = this.kinds.get(task.kind);
-      const session = this.createSession(task, kind, job, context, controller.signal, () => heartbeat.stop());
+      // A task's input never changes, so neither does its plan: computed once per task and worker.
+      let plan = held?.plan;
+      const planOf = () => (plan ??= kind.plan(task.input));
+      const session = this.createSession(
+        task,
+        kind,
+        job,
+        context,
+        controller.signal,
+        () => heartbeat.stop(),
+        planOf,
+      );
       const end = await session.run();
       heartbeat.stop();
       const outcome = await this.handOff(task, job, end);
-      const held = session.heldContext();
-      if (outcome === 'next_slice' && held) this.heldContexts.put(task.id, held);
+      const kept = session.heldContext();
+      if (outcome === 'next_slice' && kept) this.heldContexts.put(task.id, { ...kept, plan });
       return outcome;
     } catch (error) {
       if (controller.signal.aborted || isFencingError(error)) {
@@ -119,6 +128,7 @@ export class SliceRunner {
     context: SliceContext,
     signal: AbortSignal,
     wedge: () => void,
+    plan: () => PlanStep[],
   ): SliceSession {
     const provider = this.providers.create(task.model);
     return new SliceSession({
@@ -137,7 +147,7 @@ export class SliceRunner {
       scripted: (issued, done): ScriptedSessionView => ({
         taskId: task.id,
         attempt: job.attempt,
-        plan: kind.plan(task.input),
+        plan: plan(),
         doneSteps: done,
         issuedThisSlice: issued,
         options: task.agent.scripted ?? {},
