@@ -57,8 +57,10 @@ describe('record-step.lua', () => {
     };
     expect((await recorder.record(failed)).consecutiveErrors).toBe(1);
     expect((await recorder.record(failed)).consecutiveErrors).toBe(2);
+    expect((await tasks.get(task.id))!.consecutiveErrors).toBe(2);
     const ok = await recorder.record({ ...failed, action: action(), succeeded: true });
     expect(ok.consecutiveErrors).toBe(0);
+    expect((await tasks.get(task.id))!).toMatchObject({ consecutiveErrors: 0, contextVersion: 3 });
   });
 
   it('refuses a stale attempt and a stopped task, writing nothing', async () => {

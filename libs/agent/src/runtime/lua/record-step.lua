@@ -48,16 +48,11 @@ end
 if key ~= '' and ARGV[8] ~= '' then redis.call('HSET', KEYS[5], key, ARGV[8]) end
 if ARGV[9] ~= '' then redis.call('RPUSH', KEYS[6], ARGV[9]) end
 
-local errors
-if succeeded then
-  errors = 0
-  redis.call('HSET', KEYS[1], 'consecutiveErrors', 0)
-else
-  errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1)
-end
+local errors = 0
+if not succeeded then errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1) end
 local completed = redis.call('SCARD', KEYS[3])
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
-  'completedUnits', completed)
+  'completedUnits', completed, 'consecutiveErrors', errors)
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
 -- Tells a worker whether the context it holds from this task's previous slice is still current.
 local contextVersion = redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
