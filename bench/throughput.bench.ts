@@ -15,7 +15,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
   const dist = await distDir();
   const ctx = new BenchContext('throughput');
   // BENCH_STEPS_PER_TASK overrides the task length (the ratio falls as tasks grow: see the report).
-  const steps = Number(process.env.BENCH_STEPS_PER_TASK) || (quick ? 56 : 280);
+  const steps = Number(process.env.BENCH_STEPS_PER_TASK) || (quick ? 140 : 280);
   const rounds = quick ? 1 : 2;
   const rawQueue = 'raw{s0}';
   let worker: AppProcess | undefined;
@@ -43,12 +43,20 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
     const heldKiB = median(held);
     await sleep(500);
 
+    // Warm-up, not timed: both consumers compile their hot paths before the measured rounds, so a
+    // short (quick) run compares steady states rather than whichever process the JIT reached first.
+    const warmSteps = Math.min(steps, 28);
+    await vigilRun(ctx, worker, -1, warmSteps, []);
+    await rawRun(ctx, raw, rawQueue, -1, TASKS * warmSteps);
+    log('throughput: warmed up');
+
     const ratios: number[] = [];
     const vigilRates: number[] = [];
     const rawRates: number[] = [];
     const rss: number[] = [];
     const perUnit: Record<string, { commands: number; processCpuMs: number; redisCpuMs: number }> = {};
     let toolStepsPerTask = 0;
+    let loads = { held: 0, redis: 0 };
     for (let round_ = 0; round_ < rounds; round_++) {
       const order = round_ % 2 === 0 ? ['raw', 'vigil'] : ['vigil', 'raw'];
       const runs: Record<string, Run> = {};
@@ -56,6 +64,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
         if (which === 'vigil') {
           const run = await vigilRun(ctx, worker, round_, steps, rss);
           toolStepsPerTask = run.toolSteps / TASKS;
+          loads = run.contextLoads;
           runs.vigil = run;
         } else runs.raw = await rawRun(ctx, raw, rawQueue, round_, TASKS * steps);
         log(`throughput: ${which} ${runs[which].units} in ${runs[which].ms} ms`);
@@ -84,11 +93,13 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
           `${TASKS} noop tasks × ${steps} steps (stepMs 0, scripted model, SLICE_MAX_STEPS ${ctx.config.sliceMaxSteps}) through ` +
           `one worker process from .dist-bench (WORKER_CONCURRENCY ${TASKS}), timed from publishing the first slices to all ` +
           `${TASKS} tasks in verifying; vs ${TASKS * steps} no-op jobs queued up front and drained by a bare BullMQ Worker ` +
-          `process (concurrency ${TASKS}, same worker options); ${rounds} round(s), order alternating, median ratio.`,
+          `process (concurrency ${TASKS}, same worker options); after an untimed warm-up of both, ${rounds} round(s), ` +
+          'order alternating, median ratio.',
         details: {
           vigilStepsPerSec: round(median(vigilRates)),
           rawJobsPerSec: round(median(rawRates)),
           toolStepsPerTask: `${toolStepsPerTask} (${steps} noop_step + finish_task)`,
+          sliceContextLoads: `${loads.held} slices reused the context the worker held, ${loads.redis} read it from Redis (last round)`,
           perVigilStep: perUnit.vigil,
           perRawJob: perUnit.raw,
           perUnitNote:

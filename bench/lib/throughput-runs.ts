@@ -33,6 +33,18 @@ async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<vo
   return { ms, commands, processCpuMs: cpu1 - cpu0, redisCpuMs: redis1 - redis0 };
 }
 
+/** The worker's `vigil_slice_context_loads_total` by source, from its /metrics. */
+export async function contextLoads(worker: AppProcess): Promise<{ held: number; redis: number }> {
+  const port = /ready on port (\d+)/.exec(worker.text())?.[1];
+  if (!port) throw new Error('worker: no port in its ready line');
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const count = (source: string) =>
+    Number(
+      new RegExp(`vigil_slice_context_loads_total\\{source="${source}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0,
+    );
+  return { held: count('held'), redis: count('redis') };
+}
+
 /** All TASKS noop tasks through the real worker process, from first publish to all `verifying`. */
 export async function vigilRun(
   ctx: BenchContext,
@@ -40,13 +52,14 @@ export async function vigilRun(
   round: number,
   steps: number,
   rss: number[],
-): Promise<Run & { toolSteps: number }> {
+): Promise<Run & { toolSteps: number; contextLoads: { held: number; redis: number } }> {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const { turns, close } = turnQueue(ctx);
   const tenantId = `bench-r${round}`;
   const ids = Array.from({ length: TASKS }, (_, i) => `tp-r${round}-${i}`);
   await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(steps), tenantId })));
   const verifying = ctx.keys.tenantStatusIndex(0, tenantId, 'verifying');
+  const loadsBefore = await contextLoads(worker);
   const sampler = setInterval(() => rss.push(vmRssKiB(worker.child.pid!)), 50);
   let measured;
   try {
@@ -72,7 +85,9 @@ export async function vigilRun(
   const toolSteps = replies.filter((_, i) => i % 2 === 0).reduce((a, b) => a + b, 0);
   const units = replies.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0);
   if (units !== TASKS * steps) throw new Error(`vigil run: ${units} of ${TASKS * steps} steps recorded`);
-  return { ...measured, units, toolSteps };
+  const loadsAfter = await contextLoads(worker);
+  const loads = { held: loadsAfter.held - loadsBefore.held, redis: loadsAfter.redis - loadsBefore.redis };
+  return { ...measured, units, toolSteps, contextLoads: loads };
 }
 
 /**
