@@ -1,4 +1,4 @@
-import { AppProcess, RedisTestContext } from '@vigil/testing';
+import { AppProcess, freePort, RedisTestContext } from '@vigil/testing';
 
 /** Each app is its own process: it boots alone, says it is ready, and exits 0 on SIGTERM. */
 describe('app processes', () => {
@@ -6,13 +6,14 @@ describe('app processes', () => {
   afterAll(() => ctx.close());
 
   const apps = [
-    ['api', 'PORT', 39_410],
-    ['worker', 'WORKER_PORT', 39_411],
-    ['watcher', 'WATCHER_PORT', 39_412],
-    ['notifier', 'NOTIFIER_PORT', 39_413],
+    ['api', 'PORT'],
+    ['worker', 'WORKER_PORT'],
+    ['watcher', 'WATCHER_PORT'],
+    ['notifier', 'NOTIFIER_PORT'],
   ] as const;
 
-  it.each(apps)('%s boots, answers /health, and exits 0 on SIGTERM', async (app, portVariable, port) => {
+  it.each(apps)('%s boots on its %s, answers /health, and exits 0 on SIGTERM', async (app, portVariable) => {
+    const port = await freePort();
     const process = AppProcess.start(app, ctx.env({ [portVariable]: String(port) }));
     try {
       await process.waitFor(new RegExp(`vigil-${app} ready on port ${port}`));
@@ -36,7 +37,7 @@ describe('app processes', () => {
       /STALE_AFTER_MS \(30000\) must be larger than HEARTBEAT_INTERVAL_MS/,
     ],
   ])('stops at start on a bad config value (%j), naming the variable', async (env, message) => {
-    const process = AppProcess.start('worker', ctx.env({ ...env, WORKER_PORT: '39414' }));
+    const process = AppProcess.start('worker', ctx.env({ ...env, WORKER_PORT: '0' }));
     const exit = await process.exited();
     expect(exit.code).toBe(78);
     expect(process.text()).toMatch(message);

@@ -61,3 +61,36 @@ describe('slice contexts held by workers, with two worker processes taking turns
     expect(read).toBeGreaterThan(8);
   }, 90_000);
 });
+
+describe('slice contexts held by a single worker', () => {
+  const ctx = new RedisTestContext('held-context-one');
+  const stack = new VigilStack(ctx, {
+    API_KEYS: 'acme:test-key-0001',
+    SLICE_MAX_STEPS: '2',
+    WORKER_CONCURRENCY: '8',
+  });
+  afterAll(async () => {
+    await stack.stopAll();
+    await ctx.close();
+  });
+
+  it('reads each task context from Redis once; every later slice starts from the held one', async () => {
+    await stack.start('api');
+    const worker = await stack.start('worker');
+    const ids: string[] = [];
+    for (let i = 0; i < 8; i++) {
+      const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 20 } });
+      ids.push(created.body.id as string);
+    }
+    const finished = await Promise.all(
+      ids.map((id) =>
+        stack.waitForTask(id, (t) => t.status === 'verifying' || t.status === 'completed', 60_000),
+      ),
+    );
+    const slices = finished.reduce((sum, task) => sum + task.sliceCount, 0);
+    expect(slices).toBe(8 * 11);
+    // The next slice can start on this worker before the previous one has returned: the context
+    // must be kept before the next slice is published, or the start reads it from Redis again.
+    expect(await contextLoads(worker.port!)).toEqual({ held: slices - 8, redis: 8 });
+  }, 90_000);
+});

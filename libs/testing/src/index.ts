@@ -3,3 +3,4 @@ export * from './task-factory';
 export * from './http-client';
 export * from './app-process';
 export * from './vigil-stack';
+export * from './free-port';

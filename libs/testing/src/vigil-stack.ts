@@ -3,8 +3,6 @@ import { AppName, AppProcess } from './app-process';
 import { HttpClient } from './http-client';
 import { RedisTestContext } from './redis-test-context';
 
-let nextPort = 39_600 + (process.pid % 50) * 20;
-
 /**
  * Vigil's apps as real processes sharing one test key prefix, with compressed timings: for tests
  * about processes (SIGKILL a worker, run three watchers).
@@ -22,17 +20,19 @@ export class VigilStack {
   }
 
   async start(app: AppName, extraEnv: Record<string, string> = {}): Promise<AppProcess> {
-    const port = String(nextPort++);
     const portVariable = {
       api: 'PORT',
       worker: 'WORKER_PORT',
       watcher: 'WATCHER_PORT',
       notifier: 'NOTIFIER_PORT',
     }[app];
-    const process = AppProcess.start(app, { ...this.ctx.env(this.env), [portVariable]: port, ...extraEnv });
-    process.port = Number(port);
+    // Port 0: the OS picks a free port. A fixed range collides now and then with the ephemeral
+    // ports of outgoing connections (EADDRINUSE); the app names the port it got in its ready line.
+    const process = AppProcess.start(app, { ...this.ctx.env(this.env), [portVariable]: '0', ...extraEnv });
     this.processes.push(process);
-    await process.waitFor(new RegExp(`vigil-${app} ready`));
+    await process.waitFor(new RegExp(`vigil-${app} ready on port \\d+`));
+    const port = /ready on port (\d+)/.exec(process.text())![1];
+    process.port = Number(port);
     if (app === 'api') this.api = new HttpClient(`http://127.0.0.1:${port}`, 'test-key-0001');
     return process;
   }

@@ -103,10 +103,10 @@ export class SliceRunner {
       );
       const end = await session.run();
       heartbeat.stop();
-      const outcome = await this.handOff(task, job, end);
-      const kept = session.heldContext();
-      if (outcome === 'next_slice' && kept) this.heldContexts.put(task.id, { ...kept, plan });
-      return outcome;
+      return await this.handOff(task, job, end, () => {
+        const kept = session.heldContext();
+        if (kept) this.heldContexts.put(task.id, { ...kept, plan });
+      });
     } catch (error) {
       if (controller.signal.aborted || isFencingError(error)) {
         this.logger.log(
@@ -162,11 +162,14 @@ export class SliceRunner {
     task: TaskRecord,
     job: TurnJob,
     outcome: { end: SliceEnd; detail?: string; reason?: FailureReason; claim?: string; question?: string },
+    keepContext: () => void,
   ): Promise<SliceOutcome> {
     const attempt = job.attempt;
     switch (outcome.end) {
       case 'next_slice':
         await this.tasks.transition(task, 'queued', { attempt, from: RUNNING });
+        // Kept before the next slice is published: this worker may pick it up at once.
+        keepContext();
         await this.turns.publish({ taskId: task.id, attempt, slice: job.slice + 1, reason: 'next_slice' });
         return 'next_slice';
       case 'verifying':
