@@ -56,7 +56,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
     const rss: number[] = [];
     const perUnit: Record<string, { commands: number; processCpuMs: number; redisCpuMs: number }> = {};
     let toolStepsPerTask = 0;
-    let loads = { held: 0, redis: 0 };
+    let loads = { held: 0, stale: 0, none: 0 };
     for (let round_ = 0; round_ < rounds; round_++) {
       const order = round_ % 2 === 0 ? ['raw', 'vigil'] : ['vigil', 'raw'];
       const runs: Record<string, Run> = {};
@@ -99,7 +99,9 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
           vigilStepsPerSec: round(median(vigilRates)),
           rawJobsPerSec: round(median(rawRates)),
           toolStepsPerTask: `${toolStepsPerTask} (${steps} noop_step + finish_task)`,
-          sliceContextLoads: `${loads.held} slices reused the context the worker held, ${loads.redis} read it from Redis (last round)`,
+          sliceContextLoads:
+            `last round: ${loads.held} slices reused the context the worker held, ${loads.stale} read it because ` +
+            `the held one was out of date, ${loads.none} because none was held`,
           perVigilStep: perUnit.vigil,
           perRawJob: perUnit.raw,
           perUnitNote:

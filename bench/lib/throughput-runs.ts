@@ -34,7 +34,9 @@ async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<vo
 }
 
 /** The worker's `vigil_slice_context_loads_total` by source, from its /metrics. */
-export async function contextLoads(worker: AppProcess): Promise<{ held: number; redis: number }> {
+export async function contextLoads(
+  worker: AppProcess,
+): Promise<{ held: number; stale: number; none: number }> {
   const port = /ready on port (\d+)/.exec(worker.text())?.[1];
   if (!port) throw new Error('worker: no port in its ready line');
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
@@ -42,7 +44,7 @@ export async function contextLoads(worker: AppProcess): Promise<{ held: number; 
     Number(
       new RegExp(`vigil_slice_context_loads_total\\{source="${source}"[^}]*\\} (\\d+)`).exec(text)?.[1] ?? 0,
     );
-  return { held: count('held'), redis: count('redis') };
+  return { held: count('held'), stale: count('held_stale'), none: count('none_held') };
 }
 
 /** All TASKS noop tasks through the real worker process, from first publish to all `verifying`. */
@@ -52,7 +54,7 @@ export async function vigilRun(
   round: number,
   steps: number,
   rss: number[],
-): Promise<Run & { toolSteps: number; contextLoads: { held: number; redis: number } }> {
+): Promise<Run & { toolSteps: number; contextLoads: { held: number; stale: number; none: number } }> {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const { turns, close } = turnQueue(ctx);
   const tenantId = `bench-r${round}`;
@@ -86,7 +88,11 @@ export async function vigilRun(
   const units = replies.filter((_, i) => i % 2 === 1).reduce((a, b) => a + b, 0);
   if (units !== TASKS * steps) throw new Error(`vigil run: ${units} of ${TASKS * steps} steps recorded`);
   const loadsAfter = await contextLoads(worker);
-  const loads = { held: loadsAfter.held - loadsBefore.held, redis: loadsAfter.redis - loadsBefore.redis };
+  const loads = {
+    held: loadsAfter.held - loadsBefore.held,
+    stale: loadsAfter.stale - loadsBefore.stale,
+    none: loadsAfter.none - loadsBefore.none,
+  };
   return { ...measured, units, toolSteps, contextLoads: loads };
 }
 

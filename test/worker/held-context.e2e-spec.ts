@@ -2,14 +2,14 @@ import type { ActionRecord } from '@vigil/kinds';
 import { RedisTestContext, VigilStack } from '@vigil/testing';
 
 /** `vigil_slice_context_loads_total{source}` of one worker, from its /metrics. */
-async function contextLoads(port: number): Promise<{ held: number; redis: number }> {
+async function contextLoads(port: number): Promise<{ held: number; stale: number; none: number }> {
   const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
   const count = (source: string) =>
     Number(
       new RegExp(`vigil_slice_context_loads_total\\{source="${source}"[^}]*\\} (\\d+)`).exec(text)?.[1] ??
         NaN,
     );
-  return { held: count('held'), redis: count('redis') };
+  return { held: count('held'), stale: count('held_stale'), none: count('none_held') };
 }
 
 describe('slice contexts held by workers, with two worker processes taking turns', () => {
@@ -52,13 +52,12 @@ describe('slice contexts held by workers, with two worker processes taking turns
     }
 
     const loads = await Promise.all(workers.map((worker) => contextLoads(worker.port!)));
-    const held = loads.reduce((sum, l) => sum + l.held, 0);
-    const read = loads.reduce((sum, l) => sum + l.redis, 0);
-    // 8 tasks × 16 slices; both paths taken: reuse where a worker ran the task's previous
-    // slice, a read from Redis for first slices and wherever the other worker ran in between.
-    expect(held + read).toBeGreaterThanOrEqual(8 * 16);
-    expect(held).toBeGreaterThan(0);
-    expect(read).toBeGreaterThan(8);
+    const total = (source: 'held' | 'stale' | 'none') => loads.reduce((sum, l) => sum + l[source], 0);
+    // 8 tasks × 16 slices, every start counted once; all three paths taken: reuse where a worker
+    // ran the task's previous slice, a held context refused where the other worker ran since.
+    expect(total('held') + total('stale') + total('none')).toBe(8 * 16);
+    expect(total('held')).toBeGreaterThan(0);
+    expect(total('stale')).toBeGreaterThan(0);
   }, 90_000);
 });
 
@@ -91,6 +90,6 @@ describe('slice contexts held by a single worker', () => {
     expect(slices).toBe(8 * 11);
     // The next slice can start on this worker before the previous one has returned: the context
     // must be kept before the next slice is published, or the start reads it from Redis again.
-    expect(await contextLoads(worker.port!)).toEqual({ held: slices - 8, redis: 8 });
+    expect(await contextLoads(worker.port!)).toEqual({ held: slices - 8, stale: 0, none: 8 });
   }, 90_000);
 });

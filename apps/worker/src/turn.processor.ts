@@ -35,13 +35,16 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
       if (!registry.getSingleMetric('vigil_slice_context_loads_total')) {
         new Counter({
           name: 'vigil_slice_context_loads_total',
-          help: "Slice starts by where the task's context came from: held by this Worker since the task's last slice, or read from Redis",
+          help:
+            "Slice starts by where the task's context came from: held by this Worker since the task's last slice (held), " +
+            'read from Redis because the held one was out of date (held_stale) or none was held (none_held)',
           labelNames: ['source'],
           registers: [registry],
           collect() {
             this.reset();
-            this.inc({ source: 'held' }, heldContexts.starts.reused);
-            this.inc({ source: 'redis' }, heldContexts.starts.read);
+            this.inc({ source: 'held' }, heldContexts.starts.held);
+            this.inc({ source: 'held_stale' }, heldContexts.starts.stale);
+            this.inc({ source: 'none_held' }, heldContexts.starts.none);
           },
         });
       }

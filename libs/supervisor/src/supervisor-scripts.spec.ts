@@ -1,3 +1,4 @@
+import { HeldContext, TaskContextStore } from '@vigil/agent';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 import { SupervisorScripts } from './supervisor-scripts';
@@ -15,13 +16,27 @@ describe('SupervisorScripts.recordReconciled', () => {
     // Still queued: not a recovery in progress, nothing is written.
     expect(await scripts.recordReconciled(task, 'write:1', entry, { id: 'obj_1' })).toBe(false);
     expect(await ctx.redis.hlen(ctx.keys.journal(task.id))).toBe(0);
+    expect((await tasks.get(task.id))!.contextVersion).toBe(0);
 
     await tasks.transition(task, 'running', { attempt: 1 });
     const running = (await tasks.get(task.id))!;
     await tasks.transition(running, 'retrying', { attempt: 1 });
     const retrying = (await tasks.get(task.id))!;
     expect(retrying.contextVersion).toBe(0);
+    // A context held as of now (nothing recorded yet) would be current until the reconcile.
+    const contexts = new TaskContextStore(ctx.redis, ctx.keys);
+    const held: HeldContext = {
+      attempt: retrying.attempt,
+      actions: 0,
+      version: 0,
+      writer: '',
+      context: { doneSteps: new Set(), outputs: new Map(), findings: [] },
+    };
+    expect((await contexts.loadForSlice(task.id, held)).source).toBe('held');
     expect(await scripts.recordReconciled(retrying, 'write:1', entry, { id: 'obj_1' })).toBe(true);
+    const reloaded = await contexts.loadForSlice(task.id, held);
+    expect(reloaded.source).toBe('stale');
+    expect(reloaded.context.outputs.get('write:1')).toEqual({ id: 'obj_1' });
 
     const after = (await tasks.get(task.id))!;
     expect(after.contextVersion).toBe(1);

@@ -7,6 +7,6 @@ export function loadAgentScripts(redis: Redis): ScriptRunner {
     { name: 'record-step', numberOfKeys: 8 },
     { name: 'journal-intent', numberOfKeys: 2 },
     { name: 'reserve-global-spend', numberOfKeys: 1 },
-    { name: 'load-slice', numberOfKeys: 4 },
+    { name: 'load-slice', numberOfKeys: 5 },
   ]);
 }

@@ -38,8 +38,10 @@ export function buildPrompt(
     retrySection(task),
   ].join('\n');
 
-  const done = [...context.doneSteps];
+  // Sorted: the prompt must not depend on whether the context was held or read (hash order).
+  const done = [...context.doneSteps].sort();
   const outputs = [...context.outputs.entries()]
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .slice(-MAX_LISTED_OUTPUTS)
     .map(([key, value]) => `- ${key}: ${JSON.stringify(value).slice(0, 200)}`);
   const parts = [

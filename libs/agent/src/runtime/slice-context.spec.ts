@@ -1,6 +1,8 @@
+import { noopKind, TaskKind } from '@vigil/kinds';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
+import { buildPrompt } from './prompt-builder';
 import { HeldContext, SliceContext, SliceContextCache } from './slice-context';
 import { StepRecorder } from './step-recorder';
 import { TaskContextStore } from './task-context.store';
@@ -42,12 +44,14 @@ describe('a slice context held between slices', () => {
     return (await tasks.get(id))!;
   }
 
-  async function runSlice(id: string, model: ModelProvider, held?: HeldContext) {
+  async function runSlice(id: string, model: ModelProvider, held?: HeldContext, writer = 'run-1') {
     const { task, context } = await store.loadForSlice(id, held);
+    await tasks.transition(task!, 'running', { attempt: 1 }).catch(() => undefined);
     const session = modelSession(ctx, recorder, {
       task: task!,
       context,
       contextVersion: task!.contextVersion,
+      writer,
       provider: model,
     });
     return { result: await session.run(), held: session.heldContext() };
@@ -71,47 +75,97 @@ describe('a slice context held between slices', () => {
       currentStep: `noop_step step:${index}`,
     });
 
-  it('leaves a slice with exactly the context a fresh read returns, at the current version', async () => {
+  it('leaves a slice with exactly the context a fresh read returns, as of its last step', async () => {
     const id = 'held-exact';
     await runningTask(id);
     const { result, held } = await runSlice(id, new StepModel());
     expect(result.end).toBe('next_slice');
-    expect(held).toBeDefined();
+    expect(held).toMatchObject({ attempt: 1, actions: 4, version: 4, writer: 'run-1' });
     const fresh = await store.loadForSlice(id);
-    expect(fresh.reused).toBe(false);
+    expect(fresh.source).toBe('none');
     expect(held!.version).toBe(fresh.task!.contextVersion);
-    expect(held!.version).toBe(4);
+    expect(await ctx.redis.llen(ctx.keys.actions(id))).toBe(4);
     expect(plain(held!.context)).toEqual(plain(fresh.context));
     expect(plain(fresh.context).doneSteps).toEqual(['step:0', 'step:1', 'step:2']);
     expect(fresh.context.findings).toHaveLength(1);
   });
 
-  it('reuses a held context only while the attempt and the context version match', async () => {
+  it('reuses a held context while nothing changed, and reads it again after a step elsewhere', async () => {
     const id = 'held-reuse';
     await runningTask(id);
     const { held } = await runSlice(id, new StepModel());
 
     const reused = await store.loadForSlice(id, held);
-    expect(reused.reused).toBe(true);
+    expect(reused.source).toBe('held');
     expect(reused.context).toBe(held!.context);
 
     // Another worker ran a slice in between: the held context misses its step and is read again.
     await recordStepElsewhere(id, 7);
     const stale = await store.loadForSlice(id, held);
-    expect(stale.reused).toBe(false);
+    expect(stale.source).toBe('stale');
     expect(stale.context.doneSteps.has('step:7')).toBe(true);
     expect(stale.context.outputs.get('step:7')).toEqual({ index: 7, done: true, by: 'another worker' });
 
-    // A held context of an earlier attempt is never reused, even at an equal version.
-    const current = await store.loadForSlice(id);
-    const version = current.task!.contextVersion;
-    const older = await store.loadForSlice(id, { attempt: 2, version, context: held!.context });
-    expect(older.reused).toBe(false);
-    const same = await store.loadForSlice(id, { attempt: 1, version, context: held!.context });
-    expect(same.reused).toBe(true);
-
     const missing = await store.loadForSlice('no-such-task', held);
-    expect(missing).toMatchObject({ task: null, reused: false });
+    expect(missing).toMatchObject({ task: null, source: 'none' });
+  });
+
+  it('never reuses a held context across a retry', async () => {
+    const id = 'held-retry';
+    await runningTask(id);
+    const { held } = await runSlice(id, new StepModel());
+    const running = (await tasks.get(id))!;
+    await tasks.transition(running, 'retrying', {
+      attempt: 1,
+      failedAttempt: { model: 'opus', reason: 'crashed' },
+    });
+    const retrying = (await tasks.get(id))!;
+    expect(retrying.attempt).toBe(2);
+    await tasks.transition(retrying, 'queued', { attempt: 2, from: ['retrying'] });
+    // Nothing else changed: same log, version and writer, but another attempt.
+    expect(await store.loadForSlice(id, held)).toMatchObject({ source: 'stale' });
+    expect(await store.loadForSlice(id, { ...held!, attempt: 2 })).toMatchObject({ source: 'held' });
+  });
+
+  it('does not take a history replayed after Redis lost writes for the one it holds', async () => {
+    const id = 'held-rollback';
+    await runningTask(id);
+    const keys = [
+      ctx.keys.task(id),
+      ctx.keys.actions(id),
+      ctx.keys.doneSteps(id),
+      ctx.keys.outputs(id),
+      ctx.keys.findings(id),
+    ];
+    const snapshot = await Promise.all(keys.map((key) => ctx.redis.dumpBuffer(key)));
+    const { held } = await runSlice(id, new StepModel(), undefined, 'run-P');
+    // Redis comes back from the snapshot taken before that slice; another run redoes the slice,
+    // with the same number of steps, so the log's length and the version come out the same.
+    await Promise.all(
+      keys.map((key, i) =>
+        snapshot[i] ? ctx.redis.restore(key, 0, snapshot[i]!, 'REPLACE') : ctx.redis.del(key),
+      ),
+    );
+    const replay = await runSlice(id, new StepModel(), undefined, 'run-Q');
+    expect(replay.held).toMatchObject({ actions: held!.actions, version: held!.version, writer: 'run-Q' });
+    expect(await store.loadForSlice(id, held)).toMatchObject({ source: 'stale' });
+    expect(await store.loadForSlice(id, replay.held)).toMatchObject({ source: 'held' });
+  });
+
+  it('reads the context again after a step by a writer that does not count versions (an older release)', async () => {
+    const id = 'held-old-writer';
+    await runningTask(id);
+    const { held } = await runSlice(id, new StepModel());
+    // What record-step.lua of the previous release did for a step: no contextVersion, no writer.
+    await ctx.redis
+      .multi()
+      .rpush(ctx.keys.actions(id), JSON.stringify({ step: 5, tool: 'noop_step', key: 'step:8' }))
+      .sadd(ctx.keys.doneSteps(id), 'step:8')
+      .hset(ctx.keys.outputs(id), 'step:8', JSON.stringify({ index: 8, done: true }))
+      .exec();
+    const loaded = await store.loadForSlice(id, held);
+    expect(loaded.source).toBe('stale');
+    expect(loaded.context.doneSteps.has('step:8')).toBe(true);
   });
 
   it('keeps nothing when a step shows a change the slice did not make', async () => {
@@ -126,12 +180,29 @@ describe('a slice context held between slices', () => {
     expect(held).toBeUndefined();
   });
 
+  it('builds the same prompt from a held context as from one read from Redis', async () => {
+    const { task } = await tasks.create('held-prompt', newNoopTask({ input: { steps: 3 }, totalUnits: 3 }));
+    const inOrder = (keys: string[]): SliceContext => ({
+      doneSteps: new Set(keys),
+      outputs: new Map(keys.map((key) => [key, { key }])),
+      findings: [],
+    });
+    const prompt = (context: SliceContext) =>
+      buildPrompt(task, noopKind as TaskKind, context, '').messages[0].content;
+    // A held context lists steps in the order they were done; HGETALL and SMEMBERS in hash order.
+    expect(prompt(inOrder(['step:0', 'step:1', 'step:2']))).toBe(
+      prompt(inOrder(['step:2', 'step:0', 'step:1'])),
+    );
+  });
+
   it('bounds the held contexts, dropping the least recently stored first', () => {
     const cache = new SliceContextCache(ctx.config);
     expect(cache.capacity).toBe(64);
     const entry = (version: number): HeldContext => ({
       attempt: 1,
+      actions: version,
       version,
+      writer: 'run',
       context: { doneSteps: new Set(), outputs: new Map(), findings: [] },
     });
     for (let i = 0; i < 70; i++) cache.put(`t${i}`, entry(i));

@@ -9,10 +9,15 @@ export interface SliceContext {
   findings: unknown[];
 }
 
-/** A slice context as of a given attempt and context version of its task. */
+/** A slice context as the slice run that last recorded a step left it (see load-slice.lua). */
 export interface HeldContext {
   attempt: number;
+  /** Length of the task's action log after that run's last step. */
+  actions: number;
+  /** The task's contextVersion after it. */
   version: number;
+  /** The id of that slice run. */
+  writer: string;
   context: SliceContext;
   /** The kind's plan for the task's input, once the scripted agent needed it (inputs never change). */
   plan?: PlanStep[];
@@ -20,17 +25,17 @@ export interface HeldContext {
 
 /**
  * The contexts this worker held at the end of each task's last slice, so that the next slice of
- * the same task, when it lands here, reads only what changed since: nothing, if the task's
- * attempt and context version still match (load-slice.lua checks that atomically). Without it,
- * every slice re-read and re-parsed every step done so far, which made a task's bookkeeping grow
- * with the square of its length. Bounded: least recently stored entries go first.
+ * the same task, when it lands here, does not read them again if nothing changed since
+ * (load-slice.lua checks that atomically). Without it, every slice re-read and re-parsed every
+ * step done so far, which made a task's bookkeeping grow with the square of its length. Bounded
+ * in entries (least recently stored go first); each holds one task's outputs and findings.
  */
 @Injectable()
 export class SliceContextCache {
   private readonly held = new Map<string, HeldContext>();
   readonly capacity: number;
-  /** Slice starts that reused a held context, and those that read it from Redis. */
-  readonly starts = { reused: 0, read: 0 };
+  /** Slice starts by where their context came from: held and current, held but out of date, none held. */
+  readonly starts = { held: 0, stale: 0, none: 0 };
 
   constructor(@Inject(VIGIL_CONFIG) config: VigilConfig) {
     this.capacity = Math.max(64, 4 * config.workerConcurrency);

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry, PlanStep, TaskKind } from '@vigil/kinds';
@@ -28,6 +29,14 @@ export type SliceOutcome = SliceEnd | 'skipped' | 'aborted';
 
 const RUNNING: TaskStatus[] = ['running', 'waiting_on_tool'];
 
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
 /**
  * Runs one slice of one task at one attempt: claims it (queued → running, fenced), replays the
  * recorded context into a prompt, runs at most SLICE_MAX_STEPS tool steps with heartbeats, and
@@ -54,9 +63,13 @@ export class SliceRunner {
 
   async run(job: TurnJob): Promise<SliceOutcome> {
     const held = this.heldContexts.take(job.taskId);
-    const { task, context, reused } = await this.contexts.loadForSlice(job.taskId, held);
-    this.heldContexts.starts[reused ? 'reused' : 'read']++;
-    if (!task || task.attempt !== job.attempt || task.status !== 'queued') return 'skipped';
+    const { task, context, source } = await this.contexts.loadForSlice(job.taskId, held);
+    if (!task || task.attempt !== job.attempt || task.status !== 'queued') {
+      // A stray job (older attempt, slice already claimed) leaves the task's held context as it was.
+      if (held && source === 'held') this.heldContexts.put(job.taskId, held);
+      return 'skipped';
+    }
+    this.heldContexts.starts[source]++;
     if (task.sliceCount >= this.config.taskMaxSlices) {
       await this.failTurn(
         task,
@@ -89,14 +102,16 @@ export class SliceRunner {
     heartbeat.start();
     try {
       const kind = this.kinds.get(task.kind);
-      // A task's input never changes, so neither does its plan: computed once per task and worker.
+      // A task's input never changes, so neither does its plan: computed once per task and worker,
+      // and frozen, since its steps' arguments are handed to tools in every later slice.
       let plan = held?.plan;
-      const planOf = () => (plan ??= kind.plan(task.input));
+      const planOf = () => (plan ??= deepFreeze(kind.plan(task.input)));
       const session = this.createSession(
         task,
         kind,
         job,
         context,
+        `${this.workerId}/${randomUUID()}`,
         controller.signal,
         () => heartbeat.stop(),
         planOf,
@@ -126,6 +141,7 @@ export class SliceRunner {
     kind: TaskKind,
     job: TurnJob,
     context: SliceContext,
+    writer: string,
     signal: AbortSignal,
     wedge: () => void,
     plan: () => PlanStep[],
@@ -138,6 +154,7 @@ export class SliceRunner {
       slice: job.slice,
       context,
       contextVersion: task.contextVersion,
+      writer,
       provider,
       signal,
       config: this.config,

@@ -38,6 +38,7 @@ describe('SliceSession budgets', () => {
       task: (await tasks.get(task.id))!,
       context: await new TaskContextStore(ctx.redis, ctx.keys).load(task.id),
       contextVersion: 0,
+      writer: 'budget-run',
       provider: model,
     });
     const result = await session.run();

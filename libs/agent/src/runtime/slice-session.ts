@@ -34,6 +34,8 @@ export interface SliceSessionDeps {
   context: SliceContext;
   /** The task's context version `context` reflects. */
   contextVersion: number;
+  /** This slice run's id, recorded with each of its steps (see load-slice.lua). */
+  writer: string;
   provider: ModelProvider;
   signal: AbortSignal;
   config: VigilConfig;
@@ -56,6 +58,8 @@ export class SliceSession {
   private spentUsd: number;
   private lastError = '';
   private contextVersion: number;
+  /** The action log's length after this session's last recorded step (0: none recorded). */
+  private actionsRecorded = 0;
   /** False once a step's version shows a change this session did not make (then nothing is kept). */
   private contextCurrent = true;
 
@@ -143,8 +147,14 @@ export class SliceSession {
 
   /** The context as this slice leaves it, for the task's next slice if it runs in this process. */
   heldContext(): HeldContext | undefined {
-    if (!this.contextCurrent) return undefined;
-    return { attempt: this.deps.attempt, version: this.contextVersion, context: this.deps.context };
+    if (!this.contextCurrent || this.actionsRecorded === 0) return undefined;
+    return {
+      attempt: this.deps.attempt,
+      actions: this.actionsRecorded,
+      version: this.contextVersion,
+      writer: this.deps.writer,
+      context: this.deps.context,
+    };
   }
 
   private remember(message: ChatMessage): void {
@@ -274,13 +284,15 @@ export class SliceSession {
       journal: outcome.journal,
       currentStep,
       spentUsd: costUsd,
+      writer: this.deps.writer,
       ...extra,
     });
     this.spentUsd += costUsd;
     // The context is updated as Redis now holds it (JSON round trip included), so a next slice that
-    // reuses it sees exactly what one that reads it from Redis would.
+    // reuses it holds the same steps, outputs and findings as one that reads it from Redis.
     if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;
     else this.contextCurrent = false;
+    this.actionsRecorded = recorded.step;
     if (outcome.ok && outcome.key) {
       context.doneSteps.add(outcome.key);
       if (outputJson !== undefined) context.outputs.set(outcome.key, JSON.parse(outputJson));

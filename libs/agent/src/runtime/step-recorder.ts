@@ -19,6 +19,8 @@ export interface StepRecord {
   currentStep: string;
   message?: Record<string, unknown>;
   spentUsd?: number;
+  /** Id of the slice run recording the step (see load-slice.lua); unique per run. */
+  writer?: string;
 }
 
 export interface RecordedStep {
@@ -74,6 +76,7 @@ export class StepRecorder {
           record.message ? JSON.stringify(record.message) : '',
           this.config.eventStreamMaxLen,
           record.spentUsd ? record.spentUsd.toFixed(6) : '',
+          record.writer ?? '',
         ],
       );
     if (code === TaskScriptCode.StaleAttempt) throw new StaleAttemptError(id, record.attempt, attempt);

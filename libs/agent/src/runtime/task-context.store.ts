@@ -33,6 +33,13 @@ function reply(replies: PipelineReplies, index: number): unknown {
 
 type SliceReply = [string[], 0] | [string[], 1, string[], string[], string[]];
 
+/** A slice's start: the record, and its context: held and current, held but out of date (read), none held (read). */
+export interface LoadedSlice {
+  task: TaskRecord | null;
+  context: SliceContext;
+  source: 'held' | 'stale' | 'none';
+}
+
 function fromPairs(flat: string[]): Record<string, string> {
   const hash: Record<string, string> = {};
   for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
@@ -76,28 +83,25 @@ export class TaskContextStore {
 
   /**
    * The record and a slice's context in one round trip: what a slice needs to start. A `held`
-   * context that is still current (same attempt and context version) is returned as it is
-   * instead of being read again.
+   * context that is still current (load-slice.lua says when) is returned as it is instead of
+   * being read again.
    */
-  async loadForSlice(
-    taskId: string,
-    held?: HeldContext,
-  ): Promise<{ task: TaskRecord | null; context: SliceContext; reused: boolean }> {
+  async loadForSlice(taskId: string, held?: HeldContext): Promise<LoadedSlice> {
     const replies = await this.scripts.run<SliceReply>(
       'load-slice',
       [
         this.keys.task(taskId),
+        this.keys.actions(taskId),
         this.keys.doneSteps(taskId),
         this.keys.outputs(taskId),
         this.keys.findings(taskId),
       ],
-      [held?.attempt ?? 0, held?.version ?? -1],
+      [held?.attempt ?? 0, held?.actions ?? -1, held?.version ?? -1, held?.writer ?? ''],
     );
     const task = decodeTask(fromPairs(replies[0]));
     if (replies[1] === 0) {
-      const context =
-        task && held ? held.context : { doneSteps: new Set<string>(), outputs: new Map(), findings: [] };
-      return { task, context, reused: Boolean(task && held) };
+      if (task && held) return { task, context: held.context, source: 'held' };
+      return { task, context: { doneSteps: new Set(), outputs: new Map(), findings: [] }, source: 'none' };
     }
     const [, , done, outputs, findings] = replies;
     const context: SliceContext = {
@@ -107,7 +111,7 @@ export class TaskContextStore {
     };
     for (let i = 0; i < outputs.length; i += 2)
       context.outputs.set(outputs[i], parse<unknown>(outputs[i + 1]));
-    return { task, context, reused: false };
+    return { task, context, source: held ? 'stale' : 'none' };
   }
 
   /** Claims a scripted misbehaviour for a task; true only for the first claimer. */

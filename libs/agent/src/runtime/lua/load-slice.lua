@@ -1,24 +1,40 @@
 --[[
   What a slice needs to start, read atomically in one round trip: the task record and the part of
   its context a slice uses (done logical steps, saved outputs, findings). The context is left out
-  when the caller already holds it: same attempt and same context version, the counter every
-  script that changes the context increments. A worker that ran the task's previous slice so
-  reads only the record, and the cost of starting a slice no longer grows with the task's length.
+  when the caller already holds it, as the slice that last wrote it left it. A worker that ran the
+  task's previous slice so reads only the record, and starting a slice no longer costs a read of
+  every step done so far.
+
+  "As that slice left it" means all of these still match:
+  - the attempt;
+  - the action log's length: every step ever recorded appends exactly one entry, whichever
+    version of record-step.lua wrote it (a worker of an older release does not know the rest);
+  - contextVersion, which every script that changes the context increments (record-step.lua,
+    reconcile-journal.lua: the latter changes the context without an action);
+  - contextWriter, the id of the slice run that recorded the last step: unique per run, so a
+    history replayed after Redis lost writes (restart from a snapshot, failover to a lagging
+    replica) cannot pass for the one the caller holds even where the counts come out the same.
 
   KEYS[1] task hash
-  KEYS[2] done logical steps (set)
-  KEYS[3] saved outputs (hash: step key -> JSON)
-  KEYS[4] findings (list)
+  KEYS[2] action log (list)
+  KEYS[3] done logical steps (set)
+  KEYS[4] saved outputs (hash: step key -> JSON)
+  KEYS[5] findings (list)
 
-  ARGV[1] attempt of the context the caller holds ("0" none)
-  ARGV[2] context version of the context the caller holds ("-1" none)
+  ARGV[1] attempt of the held context ("0": none held)
+  ARGV[2] action log length it reflects
+  ARGV[3] contextVersion it reflects
+  ARGV[4] contextWriter it reflects
 
   Returns {record, 0} when the held context is current, else {record, 1, doneSteps, outputs,
   findings}; record is the hash as a flat field/value array (empty: no such task).
 ]]
 local record = redis.call('HGETALL', KEYS[1])
 if #record == 0 then return {record, 0} end
-local version = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion')
-if version[1] == ARGV[1] and (version[2] or '0') == ARGV[2] then return {record, 0} end
-return {record, 1, redis.call('SMEMBERS', KEYS[2]), redis.call('HGETALL', KEYS[3]),
-  redis.call('LRANGE', KEYS[4], 0, -1)}
+local held = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion', 'contextWriter')
+if held[1] == ARGV[1] and tostring(redis.call('LLEN', KEYS[2])) == ARGV[2]
+    and (held[2] or '0') == ARGV[3] and (held[3] or '') == ARGV[4] then
+  return {record, 0}
+end
+return {record, 1, redis.call('SMEMBERS', KEYS[3]), redis.call('HGETALL', KEYS[4]),
+  redis.call('LRANGE', KEYS[5], 0, -1)}

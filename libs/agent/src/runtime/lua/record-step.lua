@@ -26,6 +26,7 @@
   ARGV[11] user message event data, JSON ("" none)
   ARGV[12] event stream max length (approximate)
   ARGV[13] spend to add in USD ("" none)
+  ARGV[14] id of the slice run recording the step (contextWriter: see load-slice.lua)
 
   Returns {code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion}:
   0 recorded · -1 no such task · -3 stale attempt · -6 task not running
@@ -52,9 +53,10 @@ local errors = 0
 if not succeeded then errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1) end
 local completed = redis.call('SCARD', KEYS[3])
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
-  'completedUnits', completed, 'consecutiveErrors', errors)
+  'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14])
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
--- Tells a worker whether the context it holds from this task's previous slice is still current.
+-- With contextWriter and the log's length, tells a worker whether the context it holds from this
+-- task's previous slice is still current (load-slice.lua).
 local contextVersion = redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
 redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
 

@@ -13,7 +13,13 @@ import { WriteJournal } from '../write-journal';
 export function modelSession(
   ctx: RedisTestContext,
   recorder: StepRecorder,
-  slice: { task: TaskRecord; context: SliceContext; contextVersion: number; provider: ModelProvider },
+  slice: {
+    task: TaskRecord;
+    context: SliceContext;
+    contextVersion: number;
+    writer: string;
+    provider: ModelProvider;
+  },
 ): SliceSession {
   return new SliceSession({
     ...slice,
