@@ -111,7 +111,7 @@ export class SliceRunner {
         kind,
         job,
         context,
-        `${this.workerId}/${randomUUID()}`,
+        randomUUID(),
         controller.signal,
         () => heartbeat.stop(),
         planOf,
