@@ -5,7 +5,7 @@ import { LineChild } from './lib/line-child';
 import { startApp, vmRssKiB } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { median, round, sleep } from './lib/stats';
-import { holdRss, rawRun, Run, TASKS, vigilRun } from './lib/throughput-runs';
+import { holdRss, rawRun, Run, TASKS, twoWorkerRun, vigilRun } from './lib/throughput-runs';
 /**
  * Issue 3: steps/s of 200 concurrent scripted noop tasks through a real worker process (its
  * production build, WORKER_CONCURRENCY=200) vs no-op jobs/s through a bare BullMQ worker with the
@@ -84,6 +84,9 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
       }
     }
     const peakKiB = Math.max(...rss);
+    // Full runs only (two more worker processes: about 5 s).
+    const two = quick ? undefined : await twoWorkerRun(dist, steps);
+    if (two) log(`throughput: two workers ${two.stepsPerSec} steps/s`);
     const results: BenchResults = {
       'throughput.steps_vs_raw_bullmq_ratio': {
         value: round(median(ratios)),
@@ -124,6 +127,22 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
         },
       },
     };
+    if (two) {
+      const starts = two.loads.held + two.loads.stale + two.loads.none;
+      results['throughput.two_workers_held_share'] = {
+        value: round(two.loads.held / starts),
+        unit: 'share of slice starts that reused the context their worker held',
+        note:
+          `${TASKS} noop tasks × ${steps} steps through two worker processes (WORKER_CONCURRENCY ${TASKS / 2} each) ` +
+          'on a prefix of their own, after a warm-up; counts from vigil_slice_context_loads_total. Likely why it ' +
+          'is high: BullMQ hands a worker the next waiting job as it completes one, often the slice it just published.',
+        details: {
+          ...two.loads,
+          stepsPerSecWithTwoWorkers: two.stepsPerSec,
+          stepsPerSecWithOneWorker: round(median(vigilRates)),
+        },
+      };
+    }
     return results;
   } finally {
     await Promise.all([worker?.stop(5_000), raw?.stop()]);

@@ -3,9 +3,9 @@ import { bullConnection, TURN_JOB_NAME, TURN_JOB_OPTIONS } from '@vigil/queue';
 import { ControlSignals, TaskRepository } from '@vigil/tasks';
 import type { AppProcess } from '@vigil/testing';
 import { diffCommandStats, readCommandStats, redisCpuMs, totalCalls } from './commandstats';
-import type { BenchContext } from './context';
+import { BenchContext } from './context';
 import type { LineChild } from './line-child';
-import { cpuMs, vmRssKiB } from './processes';
+import { cpuMs, startApp, vmRssKiB } from './processes';
 import { sleep } from './stats';
 import { noopTask, turnQueue } from './tasks';
 
@@ -159,5 +159,41 @@ export async function rawRun(
     return { ...measured, units: jobs };
   } finally {
     await queue.close();
+  }
+}
+
+/**
+ * The same noop tasks through two worker processes at half the concurrency each, on a prefix of
+ * their own: how often a slice still starts from a context its worker held.
+ */
+export async function twoWorkerRun(
+  dist: string,
+  steps: number,
+): Promise<{ stepsPerSec: number; loads: { held: number; stale: number; none: number } }> {
+  const ctx = new BenchContext('throughput-two-workers');
+  const workers: AppProcess[] = [];
+  try {
+    workers.push(
+      ...(await Promise.all(
+        [0, 1].map(() => startApp(dist, 'worker', ctx.env({ WORKER_CONCURRENCY: String(TASKS / 2) }))),
+      )),
+    );
+    await vigilRun(ctx, workers[0], -1, Math.min(steps, 28), []);
+    const before = await Promise.all(workers.map((worker) => contextLoads(worker)));
+    const run = await vigilRun(ctx, workers[0], 0, steps, []);
+    const after = await Promise.all(workers.map((worker) => contextLoads(worker)));
+    const total = (
+      loads: { held: number; stale: number; none: number }[],
+      source: 'held' | 'stale' | 'none',
+    ) => loads.reduce((sum, l) => sum + l[source], 0);
+    const loads = {
+      held: total(after, 'held') - total(before, 'held'),
+      stale: total(after, 'stale') - total(before, 'stale'),
+      none: total(after, 'none') - total(before, 'none'),
+    };
+    return { stepsPerSec: Math.round((run.units / run.ms) * 1000), loads };
+  } finally {
+    await Promise.all(workers.map((worker) => worker.stop(5_000)));
+    await ctx.close();
   }
 }
