@@ -1,4 +1,4 @@
-import { StepRecorder, WriteJournal } from '@vigil/agent';
+import { StepRecorder, TaskContextStore, WriteJournal } from '@vigil/agent';
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
 import { SupervisorScripts } from '@vigil/supervisor';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
@@ -31,11 +31,13 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
     const journal = new WriteJournal(recorder, ctx.keys);
     const supervisor = new SupervisorScripts(ctx.redis, ctx.keys);
+    const contexts = new TaskContextStore(ctx.redis, ctx.keys);
     const shardsSeen = new Set<number>();
     for (let i = 0; i < 12; i++) {
       const id = `slot-task-${i}`;
       shardsSeen.add(ctx.keys.shardOf(id));
       const { task } = await tasks.create(id, newNoopTask({ tenantId: `tenant${i % 3}` }));
+      await contexts.loadForSlice(id);
       await tasks.transition(task, 'running', { attempt: 1 });
       await tasks.heartbeat(id, 1, { currentStep: 'x' }, true);
       await journal.begin(id, 1, `step:${i}`, { index: i });
@@ -65,6 +67,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     expect(new Set(calls.map((call) => call.name))).toEqual(
       new Set([
         'create-task',
+        'load-slice',
         'transition-task',
         'heartbeat-task',
         'journal-intent',

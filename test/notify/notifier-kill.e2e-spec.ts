@@ -30,7 +30,7 @@ describe('notifier processes: a killed consumer’s events are claimed', () => {
   const pending = async () => (await ctx.redis.xpending(stream, NOTIFIER_GROUP, '-', '+', 100)) as Pending;
 
   it('no event lost, no message sent twice', async () => {
-    const [frozen] = (apps = await startAll([['notifier', 'NOTIFIER_PORT', 39511]], env));
+    const [frozen] = (apps = await startAll([['notifier', 'NOTIFIER_PORT']], env));
     const { task } = await repo.create('orphans', newNoopTask());
     let paused = false;
     let toggles = 0;
@@ -64,7 +64,7 @@ describe('notifier processes: a killed consumer’s events are claimed', () => {
     frozen.signal('SIGKILL');
     await frozen.exited();
 
-    const [rescuer] = await startAll([['notifier', 'NOTIFIER_PORT', 39512]], env);
+    const [rescuer] = await startAll([['notifier', 'NOTIFIER_PORT']], env);
     apps.push(rescuer);
     const events = (await ctx.redis.xrange(stream, '-', '+'))
       .map(([id, fields]) => parseTaskEvent(0, id, fields))

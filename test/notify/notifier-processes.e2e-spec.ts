@@ -31,6 +31,7 @@ describe('notifier processes: cadence, exactly once, kill -9', () => {
     });
   let apps: AppProcess[] = [];
   let api: HttpClient;
+  let apiBase: string;
   let hookUrl: string;
 
   beforeAll(async () => {
@@ -38,16 +39,17 @@ describe('notifier processes: cadence, exactly once, kill -9', () => {
     hookUrl = `${await receiver.listen()}/hook`;
     apps = await startAll(
       [
-        ['api', 'PORT', 39501],
-        ['worker', 'WORKER_PORT', 39502],
-        ['watcher', 'WATCHER_PORT', 39503],
-        ['notifier', 'NOTIFIER_PORT', 39504],
-        ['notifier', 'NOTIFIER_PORT', 39505],
-        ['notifier', 'NOTIFIER_PORT', 39506],
+        ['api', 'PORT'],
+        ['worker', 'WORKER_PORT'],
+        ['watcher', 'WATCHER_PORT'],
+        ['notifier', 'NOTIFIER_PORT'],
+        ['notifier', 'NOTIFIER_PORT'],
+        ['notifier', 'NOTIFIER_PORT'],
       ],
       env,
     );
-    api = new HttpClient('http://127.0.0.1:39501', 'acme-key-123');
+    apiBase = `http://127.0.0.1:${apps[0].port}`;
+    api = new HttpClient(apiBase, 'acme-key-123');
   }, 30_000);
 
   afterAll(async () => {
@@ -66,7 +68,7 @@ describe('notifier processes: cadence, exactly once, kill -9', () => {
     expect(created.status).toBe(201);
     const taskId: string = created.body.id;
     const auth = { authorization: 'Bearer acme-key-123' };
-    const streamUrl = `http://127.0.0.1:39501/v1/tasks/${taskId}/events`;
+    const streamUrl = `${apiBase}/v1/tasks/${taskId}/events`;
 
     const first = await SseClient.open(streamUrl, auth);
     await sleep(4_000);

@@ -10,15 +10,17 @@ export function assertBuilt(): void {
     throw new Error(`${entry} is missing: build first (VIGIL_DIST_DIR=${dist} npm run build)`);
 }
 
+/** Starts apps on ports the OS picks (fixed ones collide with ephemeral ports); sets each one's `port`. */
 export async function startAll(
-  apps: [app: string, portVariable: string, port: number][],
+  apps: [app: string, portVariable: string][],
   env: (extra: Record<string, string>) => Record<string, string>,
 ): Promise<AppProcess[]> {
-  const started = apps.map(([app, variable, port]) =>
-    AppProcess.start(app, env({ [variable]: String(port) })),
-  );
+  const started = apps.map(([app, variable]) => AppProcess.start(app, env({ [variable]: '0' })));
   await Promise.all(
-    started.map((child, i) => child.waitFor(new RegExp(`vigil-${apps[i][0]} ready on port ${apps[i][2]}`))),
+    started.map(async (child, i) => {
+      await child.waitFor(new RegExp(`vigil-${apps[i][0]} ready on port \\d+`));
+      child.port = Number(/ready on port (\d+)/.exec(child.text())![1]);
+    }),
   );
   return started;
 }

@@ -5,6 +5,9 @@ import type { SliceContext } from './slice-context';
 
 const MAX_LISTED_OUTPUTS = 200;
 
+const stepKeys = new Intl.Collator('en', { numeric: true });
+const byStepKey = (a: string, b: string): number => stepKeys.compare(a, b);
+
 function retrySection(task: TaskRecord): string {
   const retry = task.retryContext;
   if (!retry) return '';
@@ -38,12 +41,15 @@ export function buildPrompt(
     retrySection(task),
   ].join('\n');
 
-  // Sorted: the prompt must not depend on whether the context was held or read (hash order).
-  const done = [...context.doneSteps].sort();
-  const outputs = [...context.outputs.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .slice(-MAX_LISTED_OUTPUTS)
+  // Sorted (step:2 before step:10): the prompt must not depend on whether the context was held
+  // or read from Redis, where hashes and sets come back in no particular order.
+  const done = [...context.doneSteps].sort(byStepKey);
+  const saved = [...context.outputs.entries()].sort(([a], [b]) => byStepKey(a, b));
+  const outputs = saved
+    .slice(0, MAX_LISTED_OUTPUTS)
     .map(([key, value]) => `- ${key}: ${JSON.stringify(value).slice(0, 200)}`);
+  if (saved.length > MAX_LISTED_OUTPUTS)
+    outputs.push(`- (${saved.length - MAX_LISTED_OUTPUTS} more not listed)`);
   const parts = [
     `Completed steps (${done.length}${task.totalUnits ? ` of ${task.totalUnits}` : ''}): ${done.length ? done.join(', ') : 'none yet'}.`,
     outputs.length ? `Saved outputs:\n${outputs.join('\n')}` : '',

@@ -10,6 +10,7 @@ import {
   TaskRecord,
   TaskRepository,
   TaskStatus,
+  TERMINAL_STATUSES,
 } from '@vigil/tasks';
 import type { ScriptedSessionView } from '../models/model-provider';
 import { ModelProviders } from '../models/model-providers';
@@ -65,11 +66,11 @@ export class SliceRunner {
     const held = this.heldContexts.take(job.taskId);
     const { task, context, source } = await this.contexts.loadForSlice(job.taskId, held);
     if (!task || task.attempt !== job.attempt || task.status !== 'queued') {
-      // A stray job (older attempt, slice already claimed) leaves the task's held context as it was.
-      if (held && source === 'held') this.heldContexts.put(job.taskId, held);
+      // A stray job (older attempt, slice already claimed) leaves a live task's held context as it was.
+      if (held && source === 'held' && !TERMINAL_STATUSES.includes(task!.status))
+        this.heldContexts.put(job.taskId, held);
       return 'skipped';
     }
-    this.heldContexts.starts[source]++;
     if (task.sliceCount >= this.config.taskMaxSlices) {
       await this.failTurn(
         task,
@@ -91,6 +92,7 @@ export class SliceRunner {
       if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) return 'skipped';
       throw error;
     }
+    this.heldContexts.starts[source]++;
 
     const controller = this.active.register(task.id, job.attempt);
     const heartbeat = new HeartbeatTimer(
@@ -104,7 +106,9 @@ export class SliceRunner {
       const kind = this.kinds.get(task.kind);
       // A task's input never changes, so neither does its plan: computed once per task and worker,
       // and frozen, since its steps' arguments are handed to tools in every later slice.
-      let plan = held?.plan;
+      // Reused only with a context that was still current: that proves it is the same task (an id
+      // can come back with another input after Redis lost it, through a replayed Idempotency-Key).
+      let plan = source === 'held' ? held?.plan : undefined;
       const planOf = () => (plan ??= deepFreeze(kind.plan(task.input)));
       const session = this.createSession(
         task,

@@ -1,0 +1,77 @@
+import { Queue } from 'bullmq';
+import { KindRegistry } from '@vigil/kinds';
+import { bullConnection, TurnQueue } from '@vigil/queue';
+import { ControlSignals, TaskRepository } from '@vigil/tasks';
+import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { ModelProviders } from '../models/model-providers';
+import { ActiveSlices } from './active-slices';
+import { GlobalSpendGate } from './global-spend.gate';
+import { SliceContextCache } from './slice-context';
+import { SliceRunner } from './slice-runner';
+import { StepRecorder } from './step-recorder';
+import { TaskContextStore } from './task-context.store';
+import { ToolExecutor } from './tool-executor';
+import { WriteJournal } from './write-journal';
+
+/** The slice runner in-process, with the scripted agent, against real Redis and a real turn queue. */
+describe('SliceRunner and held contexts', () => {
+  const ctx = new RedisTestContext('slice-runner', { SLICE_MAX_STEPS: '2', GLOBAL_SPEND_LIMIT_USD: '' });
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+  const queue = new Queue(ctx.keys.turnQueueName(0), {
+    connection: bullConnection(ctx.config.redisUrl),
+    prefix: ctx.prefix,
+  });
+  const held = new SliceContextCache(ctx.config);
+  const runner = new SliceRunner(
+    tasks,
+    new TaskContextStore(ctx.redis, ctx.keys),
+    held,
+    recorder,
+    new ToolExecutor(new WriteJournal(recorder, ctx.keys)),
+    new KindRegistry(),
+    new TurnQueue([queue], ctx.keys),
+    new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
+    new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys)),
+    new GlobalSpendGate(ctx.redis, ctx.keys, recorder, ctx.config),
+    ctx.config,
+    'worker-under-test',
+  );
+  afterAll(async () => {
+    await queue.close();
+    await ctx.close();
+  });
+
+  async function runToEnd(taskId: string, firstSlice: number) {
+    const outcomes: string[] = [];
+    for (let slice = firstSlice; slice < firstSlice + 20; slice++) {
+      const outcome = await runner.run({ taskId, attempt: 1, slice, reason: 'next_slice' });
+      outcomes.push(outcome);
+      if (outcome !== 'next_slice') break;
+    }
+    return outcomes;
+  }
+
+  const stepKeys = async (taskId: string) =>
+    (await ctx.redis.lrange(ctx.keys.actions(taskId), 0, -1))
+      .map((raw) => JSON.parse(raw) as { tool: string; key: string | null })
+      .filter((action) => action.tool === 'noop_step')
+      .map((action) => action.key);
+
+  it('runs later slices from the held context, and never holds on to another task under a reused id', async () => {
+    const id = 'reused-id';
+    await tasks.create(id, newNoopTask({ input: { steps: 6 }, totalUnits: 6 }));
+    const slice = (n: number) => runner.run({ taskId: id, attempt: 1, slice: n, reason: 'next_slice' });
+    expect([await slice(1), await slice(2)]).toEqual(['next_slice', 'next_slice']);
+    expect(held.starts).toEqual({ held: 1, stale: 0, none: 1 });
+    expect(await stepKeys(id)).toEqual(['step:0', 'step:1', 'step:2', 'step:3']);
+
+    // Redis lost the task; the same id comes back (a replayed Idempotency-Key) with another input.
+    await ctx.cleanup();
+    await tasks.create(id, newNoopTask({ input: { steps: 3 }, totalUnits: 3 }));
+    const outcomes = await runToEnd(id, 1);
+    expect(outcomes.at(-1)).toBe('verifying');
+    expect(await stepKeys(id)).toEqual(['step:0', 'step:1', 'step:2']);
+    expect(held.starts.stale).toBe(1);
+  });
+});
