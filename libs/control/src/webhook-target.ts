@@ -1,26 +1,40 @@
 import { lookup } from 'node:dns/promises';
-import { isIP } from 'node:net';
+import { BlockList, isIP } from 'node:net';
 import { DomainError } from '@vigil/tasks';
 
 export class WebhookTargetError extends DomainError {}
 
-function isPrivateAddress(address: string): boolean {
-  if (isIP(address) === 6) {
-    const lower = address.toLowerCase();
-    if (lower === '::1' || lower === '::') return true;
-    if (lower.startsWith('::ffff:')) return isPrivateAddress(lower.slice(7));
-    return /^(fc|fd|fe8|fe9|fea|feb)/.test(lower);
-  }
-  const [a, b] = address.split('.').map(Number);
-  return (
-    a === 10 ||
-    a === 127 ||
-    a === 0 ||
-    (a === 169 && b === 254) ||
-    (a === 172 && b >= 16 && b <= 31) ||
-    (a === 192 && b === 168) ||
-    (a === 100 && b >= 64 && b <= 127)
-  );
+/**
+ * Addresses a webhook must not reach: loopback, private, link-local (cloud metadata), CGNAT,
+ * multicast and reserved ranges. BlockList also matches IPv4-mapped IPv6 (::ffff:127.0.0.1,
+ * which URL parsing rewrites to ::ffff:7f00:1) against the IPv4 ranges.
+ */
+const BLOCKED = new BlockList();
+for (const [network, prefix] of [
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['224.0.0.0', 3],
+] as const)
+  BLOCKED.addSubnet(network, prefix, 'ipv4');
+for (const [network, prefix] of [
+  ['::', 127],
+  ['64:ff9b::', 96],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['fec0::', 10],
+  ['ff00::', 8],
+] as const)
+  BLOCKED.addSubnet(network, prefix, 'ipv6');
+
+export function isPrivateAddress(address: string): boolean {
+  return BLOCKED.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4');
 }
 
 /**
