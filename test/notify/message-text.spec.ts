@@ -1,4 +1,5 @@
 import { composeForEvent, completedText, failedText, progressText, recoveryText } from '@vigil/notify';
+import type { StructuredFailure } from '@vigil/tasks';
 import { PERCENTAGE, taskEvent, taskRecord } from './fixtures';
 
 describe('message texts (from the record only)', () => {
@@ -109,7 +110,8 @@ describe('message texts (from the record only)', () => {
   });
 
   it('failed reads the structured failure: done, verified, external changes, duplicates, next steps', () => {
-    const failure = {
+    // Typed as the Watcher writes it, so the wording cannot drift from FailureReporter's shape.
+    const failure: StructuredFailure = {
       reason: 'policy_exhausted',
       detail: 'all 4 retries of the policy failed',
       completedUnits: 5,
@@ -127,7 +129,7 @@ describe('message texts (from the record only)', () => {
         ],
         unavailable: [],
       },
-      externalChanges: [{ key: 'campaign:0' }, { key: 'adset:0:0' }],
+      externalChanges: { counts: { campaign: 1, adset: 1 }, keys: ['campaign:0', 'adset:0:0'] },
       unresolvedWrites: ['ad:0:0:2'],
       duplicatesCreated: 0,
       retryHistory: [],
@@ -147,7 +149,9 @@ describe('message texts (from the record only)', () => {
     );
     expect(withDuplicates).toContain('2 duplicate objects were created');
     expect(
-      failedText(taskRecord({ status: 'failed', failure: { ...failure, externalChanges: [] } })),
+      failedText(
+        taskRecord({ status: 'failed', failure: { ...failure, externalChanges: { counts: {}, keys: [] } } }),
+      ),
     ).toContain('No changes were made in external systems.');
   });
 

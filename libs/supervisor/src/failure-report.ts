@@ -1,21 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TaskContextStore } from '@vigil/agent';
-import type { FailureReason, TaskRecord } from '@vigil/tasks';
+import type { StructuredFailure, TaskRecord } from '@vigil/tasks';
 import { ExitCheckRunner } from './exit-check.runner';
-
-export interface StructuredFailure {
-  reason: FailureReason | 'policy_exhausted';
-  detail: string;
-  completedUnits: number;
-  totalUnits: number | null;
-  verified: { checks: unknown[]; unavailable: unknown[] };
-  /** Completed external writes by kind of step (`adset`: 12), and their step keys. */
-  externalChanges: { counts: Record<string, number>; keys: string[] };
-  unresolvedWrites: string[];
-  duplicatesCreated: number;
-  retryHistory: TaskRecord['retryHistory'];
-  nextSteps: string[];
-}
 
 /** The honest end of a task that could not finish: what was done, what exists, what to do next. */
 @Injectable()
@@ -34,7 +20,7 @@ export class FailureReporter {
   ): Promise<StructuredFailure> {
     const context = await this.contexts.load(task.id);
     const journal = [...context.journal.entries()];
-    let verified: StructuredFailure['verified'] = { checks: [], unavailable: [] };
+    let verified: StructuredFailure['verified'];
     try {
       const run = await this.checks.run(task, AbortSignal.timeout(30_000));
       verified = { checks: run.checks, unavailable: run.unavailable };
@@ -43,7 +29,7 @@ export class FailureReporter {
       verified = { checks: [], unavailable: [{ check: '*', reason: String(error) }] };
     }
     const duplicates = verified.checks
-      .map((check) => (check as { actual?: { duplicates?: number } }).actual?.duplicates ?? 0)
+      .map((check) => (check.actual as { duplicates?: number } | null)?.duplicates ?? 0)
       .reduce((sum, n) => sum + n, 0);
     const nextSteps = [
       reason === 'limit'

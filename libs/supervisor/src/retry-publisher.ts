@@ -3,8 +3,8 @@ import { TaskContext, TaskContextStore } from '@vigil/agent';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
-import { ControlSignals, RetryContext, TaskRecord, TaskRepository } from '@vigil/tasks';
-import { FailureReporter, StructuredFailure } from './failure-report';
+import { ControlSignals, RetryContext, StructuredFailure, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { FailureReporter } from './failure-report';
 import type { Lease } from './lease.service';
 import { SupervisorScripts } from './supervisor-scripts';
 

@@ -25,6 +25,24 @@ export interface CheckResult {
   detail?: string;
 }
 
+/**
+ * The honest end of a task that could not finish, as the Watcher records it in `failure` and the
+ * notifier words it: what was done and verified, what exists outside, what to do next.
+ */
+export interface StructuredFailure {
+  reason: FailureReason | 'policy_exhausted';
+  detail: string;
+  completedUnits: number;
+  totalUnits: number | null;
+  verified: { checks: CheckResult[]; unavailable: { check: string; reason: string }[] };
+  /** Completed external writes by kind of step (`adset`: 12), and their step keys. */
+  externalChanges: { counts: Record<string, number>; keys: string[] };
+  unresolvedWrites: string[];
+  duplicatesCreated: number;
+  retryHistory: RetryEntry[];
+  nextSteps: string[];
+}
+
 export interface Verification {
   passed: boolean;
   checks: CheckResult[];

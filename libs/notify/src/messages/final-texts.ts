@@ -1,4 +1,4 @@
-import type { CheckResult, TaskRecord } from '@vigil/tasks';
+import type { StructuredFailure, TaskRecord } from '@vigil/tasks';
 import { bounded, describeCheck, listOf, plural, sentence, stepsDone, titleOf } from './wording';
 
 /** The result as verified: the checks that passed against the external system, never the claim alone. */
@@ -17,18 +17,8 @@ export function completedText(task: TaskRecord): string {
     .join(' ');
 }
 
-/** The structured failure the Watcher records (see FailureReporter); every field is read defensively. */
-interface FailureView {
-  reason?: string;
-  detail?: string;
-  completedUnits?: number;
-  totalUnits?: number | null;
-  verified?: { checks?: CheckResult[]; unavailable?: { check: string }[] };
-  externalChanges?: { key: string }[];
-  unresolvedWrites?: string[];
-  duplicatesCreated?: number;
-  nextSteps?: string[];
-}
+/** The structured failure the Watcher records (FailureReporter); every field is read defensively. */
+type FailureView = Partial<StructuredFailure>;
 
 function failureReason(failure: FailureView): string {
   switch (failure.reason) {
@@ -62,12 +52,12 @@ function verifiedLine(failure: FailureView): string | null {
 }
 
 function changesLines(failure: FailureView): string[] {
-  const changes = failure.externalChanges ?? [];
+  const changes = failure.externalChanges?.keys ?? [];
   const unresolved = failure.unresolvedWrites ?? [];
   const duplicates = failure.duplicatesCreated ?? 0;
   return [
     changes.length
-      ? `${plural(changes.length, 'change was', 'changes were')} made in external systems and exist: ${listOf(changes.map((c) => c.key))}.`
+      ? `${plural(changes.length, 'change was', 'changes were')} made in external systems and exist: ${listOf(changes)}.`
       : 'No changes were made in external systems.',
     unresolved.length
       ? `${plural(unresolved.length, 'write')} could not be confirmed either way: ${listOf(unresolved)}.`
