@@ -39,4 +39,19 @@ describe('GlobalSpendGate', () => {
       await Promise.all(connections.map((c) => c.quit()));
     }
   });
+
+  it('makes no Redis call at all when no global limit is set', async () => {
+    const unlimited = new RedisTestContext('spend-unlimited', { GLOBAL_SPEND_LIMIT_USD: '' });
+    try {
+      const recorder = new StepRecorder(unlimited.redis, unlimited.keys, unlimited.config);
+      const run = jest.spyOn(recorder.scripts, 'run');
+      const free = new GlobalSpendGate(unlimited.redis, unlimited.keys, recorder, unlimited.config);
+      await free.reserve(5);
+      await free.settle(5, 0.25);
+      expect(run).not.toHaveBeenCalled();
+      expect(await unlimited.redis.exists(unlimited.keys.spend())).toBe(0);
+    } finally {
+      await unlimited.close();
+    }
+  });
 });

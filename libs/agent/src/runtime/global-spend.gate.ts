@@ -14,7 +14,10 @@ export class GlobalSpendLimitError extends Error {
   }
 }
 
-/** Enforces GLOBAL_SPEND_LIMIT_USD atomically across every Worker: reserve, call, settle. */
+/**
+ * Enforces GLOBAL_SPEND_LIMIT_USD atomically across every Worker: reserve, call, settle. Without a
+ * limit there is nothing to enforce and no Redis call: a model step keeps to its round-trip budget.
+ */
 @Injectable()
 export class GlobalSpendGate {
   constructor(
@@ -26,10 +29,11 @@ export class GlobalSpendGate {
 
   async reserve(amountUsd: number): Promise<void> {
     const limit = this.config.globalSpendLimitUsd;
+    if (limit === undefined) return;
     const [granted, total] = await this.recorder.scripts.run<[number, string]>(
       'reserve-global-spend',
       [this.keys.spend()],
-      [amountUsd.toFixed(6), limit === undefined ? '' : String(limit)],
+      [amountUsd.toFixed(6), String(limit)],
     );
     if (granted !== 1) throw new GlobalSpendLimitError(limit ?? 0, Number(total));
   }
@@ -37,7 +41,7 @@ export class GlobalSpendGate {
   /** Returns the unused part of a reservation (or charges the excess). */
   async settle(reservedUsd: number, actualUsd: number): Promise<void> {
     const delta = actualUsd - reservedUsd;
-    if (Math.abs(delta) < 1e-9) return;
+    if (this.config.globalSpendLimitUsd === undefined || Math.abs(delta) < 1e-9) return;
     await this.recorder.scripts.run('reserve-global-spend', [this.keys.spend()], [delta.toFixed(6), '']);
   }
 
