@@ -139,9 +139,13 @@ describe('campaign_build against the Meta sandbox', () => {
     const drifted = campaignBuildDemoInput();
     drifted.campaigns[0].adSets[0].dailyBudgetCents = 9999;
     drifted.campaigns[0].adSets[2].ads[1].message = 'Another text';
+    // Someone switched an ad on in Ads Manager: it would spend money nobody approved.
+    const [firstAd] = sb.sandbox.store.list('ad');
+    firstAd.status = 'ACTIVE';
     const [all] = await harness(drifted).check('all_objects_verified');
     expect(all).toMatchObject({ passed: false, actual: false });
     expect(all.detail).toContain('mismatches: Ad set 1 daily_budget is "1500", expected "9999"');
     expect(all.detail).toContain('Ad 3.2 · creative message is');
+    expect(all.detail).toContain(`${firstAd.name} status is "ACTIVE", expected "PAUSED"`);
   });
 });

@@ -31,6 +31,11 @@ export class MetaApiError extends MetaGraphError implements MetaApiErrorFields {
   readonly userTitle?: string;
   readonly userMessage?: string;
 
+  /** Meta's "object does not exist" (GraphMethodException, code 100, subcode 33). */
+  get isNotFound(): boolean {
+    return this.code === 100 && this.subcode === 33;
+  }
+
   constructor(fields: MetaApiErrorFields) {
     super(fields.message);
     this.code = fields.code;

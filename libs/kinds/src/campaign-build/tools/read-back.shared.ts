@@ -17,7 +17,7 @@ export function byName(nodes: GraphNode[]): Map<string, GraphNode[]> {
   return out;
 }
 
-/** An object by id, or null when Meta says it does not exist (a non-retryable API error). */
+/** An object by id, or null when Meta says it does not exist; any other error (token, permission) is thrown. */
 export async function getIfExists(
   client: MetaGraphClient,
   id: string,
@@ -27,7 +27,7 @@ export async function getIfExists(
   try {
     return await client.getObject(id, fields, signal);
   } catch (err) {
-    if (err instanceof MetaApiError && !err.retryable && err.httpStatus < 500) return null;
+    if (err instanceof MetaApiError && err.isNotFound) return null;
     throw err;
   }
 }

@@ -24,8 +24,23 @@ function differs(label: string, field: string, actual: unknown, expected: unknow
 const record = (value: unknown): Record<string, unknown> =>
   typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
 
+/** Everything is created PAUSED: an object found ACTIVE would spend money nobody approved. */
+const CREATED_STATUS = 'PAUSED';
+
+const sortedList = (value: unknown): string =>
+  Array.isArray(value) ? value.map(String).sort().join(',') : String(value ?? '');
+
 export function campaignMismatches(node: GraphNode, spec: ResolvedCampaign, label = spec.name): Mismatch[] {
-  return differs(label, 'objective', node.objective, spec.objective);
+  return [
+    ...differs(label, 'objective', node.objective, spec.objective),
+    ...differs(label, 'status', node.status, CREATED_STATUS),
+    ...differs(
+      label,
+      'special_ad_categories',
+      sortedList(node.special_ad_categories),
+      sortedList(spec.specialAdCategories),
+    ),
+  ];
 }
 
 export function adSetMismatches(
@@ -38,6 +53,7 @@ export function adSetMismatches(
     ...differs(label, 'daily_budget', node.daily_budget, spec.dailyBudgetCents),
     ...differs(label, 'billing_event', node.billing_event, spec.billingEvent),
     ...differs(label, 'optimization_goal', node.optimization_goal, spec.optimizationGoal),
+    ...differs(label, 'status', node.status, CREATED_STATUS),
   ];
   if (!campaignIds.includes(String(node.campaign_id))) {
     out.push(`${label} campaign_id is ${String(node.campaign_id)}, not its campaign's id`);
@@ -57,7 +73,7 @@ export function adMismatches(
   creativeIds: string[],
   label: string,
 ): Mismatch[] {
-  const out: Mismatch[] = [];
+  const out: Mismatch[] = differs(label, 'status', node.status, CREATED_STATUS);
   if (!adSetIds.includes(String(node.adset_id)))
     out.push(`${label} adset_id is ${String(node.adset_id)}, not its ad set's id`);
   const creativeId = creativeIdOf(node);
