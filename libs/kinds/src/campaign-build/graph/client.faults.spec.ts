@@ -97,6 +97,16 @@ describe('MetaGraphClient retries, lost writes and cancellation', () => {
     expect(sb.sandbox.stats().requests - before).toBe(3);
   });
 
+  it('never sends a create again after a server error: its outcome is unknown, reconcile decides', async () => {
+    sb.sandbox.setFaults({ failNext: [{ path: '/campaigns$', kind: 'transient500', method: 'POST' }] });
+    const client = makeClient();
+    const error = await client.createCampaign(ACT, campaignInput('Server trouble')).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(MetaWriteOutcomeUnknownError);
+    expect(error).toMatchObject({ operation: 'createCampaign', reason: 'server_error' });
+    expect(sb.sandbox.stats().requests).toBe(1);
+    expect(delays).toEqual([]);
+  });
+
   it('surfaces commit-then-drop on a create as MetaWriteOutcomeUnknownError without retrying', async () => {
     sb.sandbox.setFaults({ failNext: [{ path: '/campaigns$', kind: 'commitThenDrop', method: 'POST' }] });
     const client = makeClient();

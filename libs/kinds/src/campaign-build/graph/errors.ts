@@ -65,7 +65,8 @@ export class MetaTransportError extends MetaGraphError {
   }
 }
 
-export type WriteOutcomeReason = 'timeout' | 'connection_dropped' | 'bad_response' | 'aborted';
+export type WriteOutcomeReason =
+  'timeout' | 'connection_dropped' | 'bad_response' | 'server_error' | 'aborted';
 
 /**
  * A create was sent but its result never arrived, so the object may or may not exist. Never retried

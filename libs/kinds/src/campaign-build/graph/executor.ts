@@ -184,6 +184,18 @@ export class GraphExecutor {
     if (call.write && result.error instanceof MetaTransportError) {
       throw this.unknown(call.write, 'bad_response', result.error);
     }
+    // A create answered with a server error may still have been committed (Meta's code 1/2 "unknown
+    // error" can follow a commit): sending it again could make a second object, so the journal
+    // reconciles it instead. Rate limits are refused before any work and stay retryable.
+    const apiError = result.error;
+    if (
+      call.write &&
+      apiError instanceof MetaApiError &&
+      (apiError.httpStatus >= 500 || apiError.isTransient === true) &&
+      !isRateLimit(apiError.code, apiError.httpStatus)
+    ) {
+      throw this.unknown(call.write, 'server_error', apiError);
+    }
     return { error: result.error, headers: res.headers };
   }
 
