@@ -5,7 +5,7 @@ import { campaignBuildDemoInput } from './demo-input';
 import { imageHash } from './graph';
 import { KindHarness } from './testing/harness';
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
 
 describe('campaign_build against the Meta sandbox', () => {
   let sb: RunningSandbox;

@@ -5,7 +5,7 @@ import type { CampaignBuildInput } from './campaign-build.input';
 import { campaignBuildDemoInput } from './demo-input';
 import { onePixelPngBase64 } from './demo-png';
 
-type Plain = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Plain = Record<string, any>;
 
 const demo = (): Plain => JSON.parse(JSON.stringify(campaignBuildDemoInput({ adSets: 2, adsPerSet: 2 })));
 

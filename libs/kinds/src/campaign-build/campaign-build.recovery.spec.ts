@@ -5,7 +5,7 @@ import { campaignBuildDemoInput } from './demo-input';
 import { MetaWriteOutcomeUnknownError } from './graph';
 import { KindHarness } from './testing/harness';
 
-type Row = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Row = Record<string, any>;
 
 describe('campaign_build recovery: reconcile, duplicates, unavailable API', () => {
   let sb: RunningSandbox;
