@@ -26,7 +26,8 @@ describe('telling crashed workers from hung ones', () => {
       worker.signal('SIGKILL');
       const recovered = await stack.waitForTask(id, (t) => t.attempt === 2, 30_000, 'recovery');
       expect(recovered.retryHistory[0]).toMatchObject({ reason: 'crashed', model: 'opus' });
-      expect(recovered.retryHistory[0].at - killedAt).toBeLessThan(30_000);
+      // Heartbeat 500 ms, sweeps every 300 ms: seconds, where staleness alone would take 60 s.
+      expect(recovered.retryHistory[0].at - killedAt).toBeLessThan(10_000);
     } finally {
       await stack.stopAll();
     }
@@ -47,7 +48,6 @@ describe('telling crashed workers from hung ones', () => {
       const recoveredAt = recovered.retryHistory[0].at;
       expect(recovered.retryHistory[0]).toMatchObject({ reason: 'timeout' });
       expect(recoveredAt - (frozen!.lastHeartbeatAt ?? 0)).toBeGreaterThanOrEqual(3000);
-      const before = await ctx.redis.hgetall(ctx.keys.task(id));
       const actionsBefore = (await actionsOf(ctx, id)).length;
 
       worker.signal('SIGCONT');
@@ -60,7 +60,6 @@ describe('telling crashed workers from hung ones', () => {
       expect(after!.attempt).toBe(2);
       // The woken process may go on as a healthy worker for attempt 2, never as attempt 1.
       expect(after!.retryHistory).toHaveLength(1);
-      expect(Number(before.attempt)).toBe(2);
     } finally {
       await stack.stopAll();
     }

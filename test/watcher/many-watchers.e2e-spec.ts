@@ -40,8 +40,9 @@ describe('many watchers', () => {
     await Promise.all([stack.start('watcher'), stack.start('watcher'), stack.start('watcher')]);
     for (const id of ids)
       await stack.waitForTask(id, (t) => t.status === 'queued' && t.attempt === 2, 30_000, 'recovery');
-    // Let all three keep sweeping: nothing more may happen to a task that is now healthy-queued.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Let all three keep sweeping past STALE_AFTER_MS (2 s), when the re-queued tasks come due
+    // for a look again: nothing more may happen to a task that is now healthy-queued.
+    await new Promise((resolve) => setTimeout(resolve, 3000));
 
     const jobs = await queue.getJobs(['waiting', 'prioritized', 'delayed', 'active', 'completed', 'failed']);
     const events = (await ctx.redis.xrange(ctx.keys.events(0), '-', '+')).map(([, fields]) => fields);

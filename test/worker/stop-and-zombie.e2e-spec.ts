@@ -7,7 +7,8 @@ describe('stop wins against a hung model call', () => {
   const stack = new VigilStack(ctx, {
     API_KEYS: 'acme:test-key-0001',
     HEARTBEAT_INTERVAL_MS: '200',
-    STALE_AFTER_MS: '60000',
+    // Short enough that a Watcher would recover the wedged slice soon after the stop, if it could.
+    STALE_AFTER_MS: '3000',
     WATCHER_INTERVAL_MS: '200',
   });
   let queue: Queue;
@@ -56,7 +57,8 @@ describe('stop wins against a hung model call', () => {
     expect(finishedOn! - stoppedAt).toBeLessThan(1000);
     expect((await queue.getJob(`${id}-a1-s1`))?.returnvalue).toBe('aborted');
 
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Past STALE_AFTER_MS since the last heartbeat: a stopped task is never recovered.
+    await new Promise((resolve) => setTimeout(resolve, 3500));
     const task = (await stack.tasks.get(id))!;
     expect(task.status).toBe('cancelled');
     expect(task.completedUnits).toBe(3);
