@@ -1,7 +1,15 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { TurnQueue } from '@vigil/queue';
-import { ControlSignals, FailureReason, TaskRecord, TaskRepository, TERMINAL_STATUSES } from '@vigil/tasks';
+import {
+  ControlSignals,
+  FailureReason,
+  IllegalTransitionError,
+  StaleAttemptError,
+  TaskRecord,
+  TaskRepository,
+  TERMINAL_STATUSES,
+} from '@vigil/tasks';
 import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
@@ -44,35 +52,49 @@ export class TaskSupervisor {
 
   async inspect(taskId: string, suspicion: Suspicion, now = Date.now()): Promise<Decision> {
     const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
-      const task = await this.tasks.get(taskId);
-      if (!task || TERMINAL_STATUSES.includes(task.status)) return 'nothing';
-      if (suspicion === 'expired' && task.createdAt + this.config.taskMaxDurationMs <= now) {
-        await this.retries.fail(
-          task,
-          'limit',
-          `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms) reached`,
-          lease,
-          true,
-        );
-        return 'failed';
-      }
-      switch (task.status) {
-        case 'running':
-        case 'waiting_on_tool':
-          return this.checkLiveness(task, suspicion === 'worker_gone', lease, now);
-        case 'queued':
-          return this.checkQueued(task, now);
-        case 'retrying':
-          return this.retries
-            .publish(task, lease)
-            .then((result) => (result === 'published' ? 'recovered' : 'failed'));
-        case 'verifying':
-          return this.verify(task, lease, now);
-        default:
+      try {
+        return await this.decide(taskId, suspicion, lease, now);
+      } catch (error) {
+        // A stop, pause or the Worker's own hand-off landed between our read and our write: the
+        // fenced transition refused us, and the task is no longer ours to act on.
+        if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
+          this.logger.log(`task ${taskId} moved on during the inspection: ${error.message}`);
           return 'nothing';
+        }
+        throw error;
       }
     });
     return decision ?? 'lease_held';
+  }
+
+  private async decide(taskId: string, suspicion: Suspicion, lease: Lease, now: number): Promise<Decision> {
+    const task = await this.tasks.get(taskId);
+    if (!task || TERMINAL_STATUSES.includes(task.status)) return 'nothing';
+    if (suspicion === 'expired' && task.createdAt + this.config.taskMaxDurationMs <= now) {
+      await this.retries.fail(
+        task,
+        'limit',
+        `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms) reached`,
+        lease,
+        true,
+      );
+      return 'failed';
+    }
+    switch (task.status) {
+      case 'running':
+      case 'waiting_on_tool':
+        return this.checkLiveness(task, suspicion === 'worker_gone', lease, now);
+      case 'queued':
+        return this.checkQueued(task, now);
+      case 'retrying':
+        return this.retries
+          .publish(task, lease)
+          .then((result) => (result === 'published' ? 'recovered' : 'failed'));
+      case 'verifying':
+        return this.verify(task, lease, now);
+      default:
+        return 'nothing';
+    }
   }
 
   /** A fresh heartbeat means hands off; a stale one, or a provably dead worker, means recovery. */
@@ -91,20 +113,14 @@ export class TaskSupervisor {
     const detail = workerGone
       ? `worker ${task.workerId ?? '?'} is gone`
       : `no heartbeat for ${Math.round(heartbeatAge / 1000)} s`;
-    const failed = await this.tasks
-      .transition(task, 'retrying', {
-        attempt: task.attempt,
-        from: ['running', 'waiting_on_tool'],
-        failedAttempt: { model: task.model, reason, detail },
-        fields: { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt },
-        deadlineMs: now,
-        eventData: { turnFailed: reason, detail },
-      })
-      .catch((error: unknown) => {
-        this.logger.log(`task ${task.id} moved on before recovery: ${String(error)}`);
-        return undefined;
-      });
-    if (!failed) return 'nothing';
+    await this.tasks.transition(task, 'retrying', {
+      attempt: task.attempt,
+      from: ['running', 'waiting_on_tool'],
+      failedAttempt: { model: task.model, reason, detail },
+      fields: { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt },
+      deadlineMs: now,
+      eventData: { turnFailed: reason, detail },
+    });
     // Abort the old slice if its Worker is still alive somewhere (a hang): fencing already shuts it out.
     await this.signals.publish({ taskId: task.id, action: 'stop', attempt: task.attempt });
     const next = await this.tasks.get(task.id);
