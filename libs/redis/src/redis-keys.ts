@@ -127,7 +127,8 @@ export class RedisKeys {
     return `${this.prefix}:workers`;
   }
 
+  /** The Redlock resource a Watcher holds while it recovers a task (DESIGN.md: `recovery:{id}`). */
   recoveryLease(taskId: string): string {
-    return `${this.prefix}:lease:recovery:${taskId}`;
+    return `${this.prefix}:recovery:{${taskId}}`;
   }
 }

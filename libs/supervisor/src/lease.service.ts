@@ -1,8 +1,21 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import { Redis } from 'ioredis';
-import Redlock, { ResourceLockedError } from 'redlock';
+import Redlock, { ExecutionError, ResourceLockedError } from 'redlock';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS } from '@vigil/redis';
+import { REDIS, RedisKeys } from '@vigil/redis';
+
+/**
+ * Redlock reports a failed acquisition as an ExecutionError whatever the cause: the lease is held
+ * elsewhere only if every vote against it was a ResourceLockedError. Anything else (Redis down,
+ * a script error) is not "another Watcher is on it" and must surface.
+ */
+async function heldByAnother(error: unknown): Promise<boolean> {
+  if (error instanceof ResourceLockedError) return true;
+  if (!(error instanceof ExecutionError)) return false;
+  const attempts = await Promise.all(error.attempts);
+  const against = attempts.flatMap((attempt) => [...attempt.votesAgainst.values()]);
+  return against.length > 0 && against.every((reason) => reason instanceof ResourceLockedError);
+}
 
 export interface Lease {
   owner: string;
@@ -22,7 +35,8 @@ export class LeaseService implements OnModuleDestroy {
 
   constructor(
     @Inject(REDIS) redis: Redis,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    private readonly keys: RedisKeys,
+    @Inject(VIGIL_CONFIG) config: VigilConfig,
   ) {
     this.extraClients = config.redlockUrls.map((url) => new Redis(url, { maxRetriesPerRequest: null }));
     const clients = this.extraClients.length > 0 ? this.extraClients : [redis];
@@ -31,10 +45,6 @@ export class LeaseService implements OnModuleDestroy {
     this.redlock.on('error', (error: unknown) => {
       if (!(error instanceof ResourceLockedError)) this.logger.warn(`redlock: ${String(error)}`);
     });
-  }
-
-  resource(taskId: string): string {
-    return `${this.config.keyPrefix}:recovery:{${taskId}}`;
   }
 
   /** Runs fn under the lease, or returns undefined at once if another holder has it. */
@@ -46,9 +56,9 @@ export class LeaseService implements OnModuleDestroy {
   ): Promise<T | undefined> {
     let lock;
     try {
-      lock = await this.redlock.acquire([this.resource(taskId)], ttlMs);
+      lock = await this.redlock.acquire([this.keys.recoveryLease(taskId)], ttlMs);
     } catch (error) {
-      if (error instanceof ResourceLockedError || String(error).includes('quorum')) return undefined;
+      if (await heldByAnother(error)) return undefined;
       throw error;
     }
     const work = fn({ owner, expiresAt: lock.expiration });
