@@ -17,10 +17,6 @@ export class TurnQueue {
     return this.queues[this.keys.shardOf(taskId)];
   }
 
-  all(): Queue[] {
-    return this.queues;
-  }
-
   async publish(job: TurnJob): Promise<string> {
     const added = await this.queueFor(job.taskId).add(TURN_JOB_NAME, job, {
       ...TURN_JOB_OPTIONS,

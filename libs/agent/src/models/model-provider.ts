@@ -1,4 +1,5 @@
-import type { JsonSchema, PlanStep, ScriptedMisbehaviourOptions } from './scripted-session';
+import type { JsonSchema, PlanStep } from '@vigil/kinds';
+import type { ScriptedMisbehaviour } from '@vigil/tasks';
 
 export interface ToolCall {
   id: string;
@@ -54,12 +55,11 @@ export interface ScriptedSessionView {
   doneSteps: ReadonlySet<string>;
   /** Logical steps this slice already issued (the provider never loops on one). */
   issuedThisSlice: ReadonlySet<string>;
-  options: ScriptedMisbehaviourOptions;
+  options: ScriptedMisbehaviour;
   /** Atomically claims a misbehaviour so it fires once per task; false if it already fired. */
   claimTrigger(name: string): Promise<boolean>;
   /** Simulates a wedged process: heartbeats stop while the call hangs. */
   wedge(): void;
   /** Ends the process at once, as a crash would. */
   crash(): never;
-  verificationFailure?: string;
 }

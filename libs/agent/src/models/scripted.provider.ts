@@ -5,7 +5,7 @@ import type {
   ScriptedSessionView,
   ToolCall,
 } from './model-provider';
-import type { PlanStep } from './scripted-session';
+import type { PlanStep } from '@vigil/kinds';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
@@ -45,12 +45,12 @@ export class ScriptedProvider implements ModelProvider {
     const position = session.plan.indexOf(next, this.forgetting ? 0 : this.cursor) + 1;
     const options = session.options;
     if (options.falseFinishAfter !== undefined && position > options.falseFinishAfter) {
-      if (await session.claimTrigger('falseFinishAfter')) {
+      if (await this.claim(session, 'falseFinishAfter')) {
         return this.reply('Everything is built.', 'finish_task', { summary: 'The whole build is complete.' });
       }
     }
-    if (options.crashAtStep === position && (await session.claimTrigger('crashAtStep'))) session.crash();
-    if (options.hangAtStep === position && (await session.claimTrigger('hangAtStep'))) {
+    if (options.crashAtStep === position && (await this.claim(session, 'crashAtStep'))) session.crash();
+    if (options.hangAtStep === position && (await this.claim(session, 'hangAtStep'))) {
       session.wedge();
       return waitForAbort(request.signal);
     }
@@ -63,7 +63,7 @@ export class ScriptedProvider implements ModelProvider {
       session.options.forgetProgress &&
       session.doneSteps.size > 0 &&
       session.issuedThisSlice.size === 0 &&
-      (await session.claimTrigger('forgetProgress'))
+      (await this.claim(session, 'forgetProgress'))
     ) {
       this.forgetting = true;
     }
@@ -81,6 +81,16 @@ export class ScriptedProvider implements ModelProvider {
   }
 
   private cursor = 0;
+
+  /** Misbehaviours this provider saw claimed (by itself or earlier): never asked for again. */
+  private readonly claimed = new Set<string>();
+
+  /** A trigger fires once per task; after one answer, asking Redis again on every step is waste. */
+  private async claim(session: ScriptedSessionView, name: string): Promise<boolean> {
+    if (this.claimed.has(name)) return false;
+    this.claimed.add(name);
+    return session.claimTrigger(name);
+  }
 
   private forgetting = false;
 

@@ -53,8 +53,4 @@ export class ActiveSlices implements OnModuleInit, OnModuleDestroy {
     if (rest.length > 0) this.slices.set(taskId, rest);
     else this.slices.delete(taskId);
   }
-
-  taskIds(): string[] {
-    return [...this.slices.keys()];
-  }
 }

@@ -9,6 +9,7 @@ import type {
   ToolSpec,
 } from '../models/model-provider';
 import { estimateCostUsd, worstCaseCallCostUsd } from '../models/price-table';
+import { MAX_OUTPUT_TOKENS } from '../models/provider-support';
 import { BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
 import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt } from './prompt-builder';
@@ -44,8 +45,6 @@ export interface SliceSessionDeps {
   spend: GlobalSpendGate;
   scripted: (issued: ReadonlySet<string>, done: ReadonlySet<string>) => ScriptedSessionView;
 }
-
-const MAX_OUTPUT_TOKENS = 4096;
 
 /** The agent loop of one slice: model call → tool call → recorded step, at most SLICE_MAX_STEPS times. */
 export class SliceSession {
