@@ -6,7 +6,7 @@ import { TurnQueue } from '@vigil/queue';
 import { InvalidTaskInputError, TaskRecord, TaskRepository } from '@vigil/tasks';
 import { CODE_VERSION } from './code-version';
 import type { CreateTaskDto } from './create-task.dto';
-import { assertWebhookTarget } from './webhook-target';
+import { assertWebhookTarget } from '@vigil/notify';
 
 export interface CreateTaskResult {
   task: TaskRecord;

@@ -7,6 +7,5 @@ export * from './provide-input.use-case';
 export * from './task-logs';
 export * from './task-view';
 export * from './code-version';
-export * from './webhook-target';
 export * from './control.module';
 export * from './route-message.use-case';

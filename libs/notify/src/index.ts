@@ -7,6 +7,7 @@ export * from './messages/message-log';
 export * from './delivery/delivery-channel';
 export * from './delivery/delivery-outbox';
 export * from './webhooks/webhook-signature';
+export * from './webhooks/webhook-target';
 export * from './webhooks/webhook-queues';
 export * from './webhooks/webhook-channel';
 export * from './webhooks/webhook-sender';

@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { WebhookTargetError } from '@vigil/control';
+import { WebhookTargetError } from '@vigil/notify';
 import { UnknownKindError } from '@vigil/kinds';
 import {
   DomainError,

@@ -1,6 +1,6 @@
 import { UnrecoverableError } from 'bullmq';
 import type { VigilConfig } from '@vigil/config';
-import { assertWebhookTarget, WebhookTargetError } from '@vigil/control';
+import { assertWebhookTarget, WebhookTargetError } from './webhook-target';
 import type { WebhookJob } from './webhook-queues';
 import { MESSAGE_ID_HEADER, SIGNATURE_HEADER, signWebhook } from './webhook-signature';
 
