@@ -4,15 +4,8 @@ import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
 import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
-import {
-  IdempotencyConflictError,
-  IllegalTransitionError,
-  InvalidCursorError,
-  StaleAttemptError,
-  TaskNotActiveError,
-  TaskNotFoundError,
-} from './task-errors';
-import { loadTaskScripts, TaskScriptCode } from './task-scripts';
+import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
+import { loadTaskScripts, scriptRefusal, TaskScriptCode } from './task-scripts';
 import { TASK_STATUSES, TaskStatus } from './task-status';
 import type { FailureReason, NewTask, TaskRecord } from './task.types';
 
@@ -173,30 +166,14 @@ export class TaskRepository {
       this.transitionKeys(task),
       this.transitionArgs(task, to, options, now),
     );
-    return this.interpret(task.id, to, options.attempt, [code, status as TaskStatus, attempt]);
-  }
-
-  interpret(
-    taskId: string,
-    to: TaskStatus,
-    writerAttempt: number | undefined,
-    [code, status, attempt]: [number, TaskStatus, number],
-  ): TransitionResult {
-    switch (code) {
-      case TaskScriptCode.Applied:
-        return { status, attempt };
-      case TaskScriptCode.NotFound:
-        throw new TaskNotFoundError(taskId);
-      case TaskScriptCode.StaleAttempt:
-        throw new StaleAttemptError(taskId, writerAttempt ?? 0, attempt);
-      case TaskScriptCode.StatusMismatch:
-      case TaskScriptCode.NotAllowed:
-        throw new IllegalTransitionError(taskId, status, to);
-      case TaskScriptCode.NotActive:
-        throw new TaskNotActiveError(taskId, status);
-      default:
-        throw new Error(`transition-task returned unknown code ${code}`);
-    }
+    if (code !== TaskScriptCode.Applied)
+      throw scriptRefusal(code, task.id, {
+        status: status as TaskStatus,
+        storedAttempt: attempt,
+        writerAttempt: options.attempt,
+        to,
+      });
+    return { status: status as TaskStatus, attempt };
   }
 
   /** Fenced heartbeat with progress; throws when the writer must abandon its slice. */
@@ -224,8 +201,12 @@ export class TaskRepository {
         emitEvent ? '1' : '0',
       ],
     );
-    if (code === TaskScriptCode.Applied) return;
-    this.interpret(taskId, status as TaskStatus, attempt, [code, status as TaskStatus, stored]);
+    if (code !== TaskScriptCode.Applied)
+      throw scriptRefusal(code, taskId, {
+        status: status as TaskStatus,
+        storedAttempt: stored,
+        writerAttempt: attempt,
+      });
   }
 
   /** Newest first, across every shard, with an opaque cursor of (createdAt, id). */

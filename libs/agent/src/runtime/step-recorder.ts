@@ -3,7 +3,7 @@ import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import type { ActionRecord } from '@vigil/kinds';
 import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
-import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError, TaskScriptCode } from '@vigil/tasks';
+import { scriptRefusal, TaskScriptCode, type TaskStatus } from '@vigil/tasks';
 import { loadAgentScripts } from './agent-scripts';
 import type { JournalEntry } from './task-context.store';
 
@@ -79,9 +79,12 @@ export class StepRecorder {
           record.writer ?? '',
         ],
       );
-    if (code === TaskScriptCode.StaleAttempt) throw new StaleAttemptError(id, record.attempt, attempt);
-    if (code === TaskScriptCode.NotActive) throw new TaskNotActiveError(id, status as never);
-    if (code === TaskScriptCode.NotFound) throw new TaskNotFoundError(id);
+    if (code !== TaskScriptCode.Applied)
+      throw scriptRefusal(code, id, {
+        status: status as TaskStatus,
+        storedAttempt: attempt,
+        writerAttempt: record.attempt,
+      });
     return { step, completedUnits, consecutiveErrors, contextVersion };
   }
 }

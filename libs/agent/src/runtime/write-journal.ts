@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { RedisKeys } from '@vigil/redis';
-import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError, TaskScriptCode } from '@vigil/tasks';
+import { scriptRefusal, type TaskStatus } from '@vigil/tasks';
 import { StepRecorder } from './step-recorder';
 import type { JournalEntry } from './task-context.store';
 
@@ -26,7 +26,9 @@ export class WriteJournal {
     args: Record<string, unknown>,
   ): Promise<JournalState> {
     const intent: JournalEntry = { state: 'intent', attempt, at: Date.now(), args };
-    const [code, raw] = await this.recorder.scripts.run<[number, string]>(
+    const [code, status, storedAttempt, raw] = await this.recorder.scripts.run<
+      [number, TaskStatus, number, string]
+    >(
       'journal-intent',
       [this.keys.task(taskId), this.keys.journal(taskId)],
       [attempt, key, JSON.stringify(intent)],
@@ -38,12 +40,8 @@ export class WriteJournal {
         const entry = JSON.parse(raw) as JournalEntry;
         return entry.state === 'done' ? { state: 'done', entry } : { state: 'unknown', entry };
       }
-      case TaskScriptCode.StaleAttempt:
-        throw new StaleAttemptError(taskId, attempt, -1);
-      case TaskScriptCode.NotActive:
-        throw new TaskNotActiveError(taskId, 'running');
       default:
-        throw new TaskNotFoundError(taskId);
+        throw scriptRefusal(code, taskId, { status, storedAttempt, writerAttempt: attempt });
     }
   }
 }

@@ -11,14 +11,15 @@
   ARGV[2] logical step key
   ARGV[3] intent entry, JSON
 
-  Returns {code, entry}: 0 intent journalled · 1 already journalled (entry JSON) ·
-  -1 no such task · -3 stale attempt · -6 task not running
+  Returns {code, status, attempt, entry}: 0 intent journalled · 1 already journalled (entry JSON)
+  · -1 no such task · -3 stale attempt · -6 task not running; status and attempt as stored
 ]]
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
-if not stored[1] then return {-1, ''} end
-if tonumber(ARGV[1]) ~= tonumber(stored[2]) then return {-3, ''} end
-if stored[1] ~= 'running' and stored[1] ~= 'waiting_on_tool' then return {-6, ''} end
+local status, attempt = stored[1], tonumber(stored[2])
+if not status then return {-1, '', 0, ''} end
+if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt, ''} end
+if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt, ''} end
 local existing = redis.call('HGET', KEYS[2], ARGV[2])
-if existing then return {1, existing} end
+if existing then return {1, status, attempt, existing} end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-return {0, ''}
+return {0, status, attempt, ''}
