@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
 import { parseCli } from './lib/cli';
 import { diffCommandStats, parseCommandStats, scaleCounts, totalCalls } from './lib/commandstats';
-import { normalizeNotifierResults } from './lib/notifier-adapter';
 import { parseVmRss } from './lib/processes';
 import { RoundTripCounter } from './lib/round-trips';
 import { median, percentile, round } from './lib/stats';
@@ -105,24 +104,6 @@ describe('bench helpers: output and parsing', () => {
   it('reads VmRSS from /proc/<pid>/status', () => {
     expect(parseVmRss('Name:\tnode\nVmPeak:\t 999 kB\nVmRSS:\t  123456 kB\nThreads: 7\n')).toBe(123456);
     expect(() => parseVmRss('Name:\tnode\n')).toThrow();
-  });
-
-  it('normalizes whatever shape the notifier bench returns', () => {
-    const one = { value: 3, unit: 'commands/selection', note: 'n' };
-    expect(normalizeNotifierResults(one)).toEqual({ notifier: one });
-    expect(normalizeNotifierResults({ results: { due_cost: one, 'notifier.x': one } })).toEqual({
-      'notifier.due_cost': one,
-      'notifier.x': one,
-    });
-    expect(normalizeNotifierResults({ a: { value: 1, unit: 'ms' } })).toEqual({
-      'notifier.a': { value: 1, unit: 'ms', note: '' },
-    });
-    expect(normalizeNotifierResults({ dueSelection: { ratio: 500 } })['notifier.dueSelection']).toMatchObject(
-      {
-        value: null,
-        details: { ratio: 500 },
-      },
-    );
   });
 });
 

@@ -4,7 +4,6 @@ import { Redis } from 'ioredis';
 import { parseCli } from './lib/cli';
 import { ensureBenchBuild, ROOT } from './lib/dist';
 import { machineFacts } from './lib/machine';
-import { runNotifierBenchIfPresent } from './lib/notifier-adapter';
 import { killLeftovers } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { renderResults } from './lib/table';
@@ -16,7 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   throughput: async () => (await import('./throughput.bench')).runThroughputBench,
   sweep: async () => (await import('./sweep.bench')).runSweepBench,
   recovery: async () => (await import('./recovery.bench')).runRecoveryBench,
-  notifier: async () => runNotifierBenchIfPresent,
+  notifier: async () => (await import('./notifier.bench')).runNotifierBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -7,6 +7,7 @@ import { createNotifier, updateSlot } from '@vigil/notify';
 import { RedisKeys } from '@vigil/redis';
 import { NewTask, TaskRepository, TERMINAL_STATUSES } from '@vigil/tasks';
 import { measureCommands, noiseNote } from './lib/commandstats';
+import type { Bench } from './lib/result';
 
 /**
  * Notifier costs: (1) finding the tasks whose user update is due among many active ones — the
@@ -14,7 +15,7 @@ import { measureCommands, noiseNote } from './lib/commandstats';
  * Redis commands each needed (INFO commandstats deltas); (2) messages per second one notifier
  * delivers to a local webhook receiver, from event to HTTP request.
  */
-export async function runNotifierBench(opts: { quick: boolean }): Promise<Record<string, unknown>> {
+export const runNotifierBench: Bench = async (opts) => {
   const prefix = `bench-notify-${randomBytes(4).toString('hex')}`;
   const config = loadConfig({
     ...process.env,
@@ -27,13 +28,12 @@ export async function runNotifierBench(opts: { quick: boolean }): Promise<Record
   try {
     const selection = await dueSelection(redis, keys, config, opts.quick ? 2_000 : 10_000);
     const delivery = await webhookThroughput(redis, keys, config, opts.quick ? 300 : 2_000);
-    // Named for the bench runner (bench/lib/notifier-adapter.ts): `notifier.<name>` → { value, unit, note }.
     return { 'notifier.dueSelection': selection, 'notifier.webhookDelivery': delivery };
   } finally {
     await cleanup(redis, prefix);
     await redis.quit();
   }
-}
+};
 
 function task(i: number, webhookUrl?: string): NewTask {
   return {
@@ -92,7 +92,6 @@ async function dueSelection(redis: Redis, keys: RedisKeys, config: VigilConfig, 
   return {
     value: Math.round(ratio),
     unit: '× (scan ms / index ms)',
-    target: 'index flat, scan grows with tasks',
     note:
       `${count} active tasks, ${indexed.length} due: the update index (one ZRANGEBYSCORE) vs SCAN + HMGET of ` +
       `every task record, same run, median of 7; commands from INFO commandstats.` +

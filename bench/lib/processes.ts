@@ -38,11 +38,6 @@ export function parseVmRss(status: string): number {
   return Number(match[1]);
 }
 
-/** Stops processes in parallel: SIGTERM, then SIGKILL after `graceMs`. */
-export async function stopAll(processes: AppProcess[], graceMs = 5_000): Promise<void> {
-  await Promise.all(processes.map((p) => p.stop(graceMs)));
-}
-
 const started = new Set<AppProcess>();
 
 /** Every process a bench started, so the runner can kill leftovers if it is interrupted. */
