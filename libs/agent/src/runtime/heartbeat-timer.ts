@@ -2,7 +2,9 @@ import { Logger } from '@nestjs/common';
 
 /**
  * Beats every interval while a slice is in flight, so a long model or tool call still proves the
- * Worker alive. A beat the task refuses (fenced, stopped) calls onLost once and the slice aborts;
+ * Worker alive. A recorded step is a heartbeat already (record-step.lua): one (`touch`) restarts
+ * the interval, so a slice that is making progress writes no extra beats, and no gap between two
+ * proofs of life ever exceeds the interval. A beat the task refuses (fenced, stopped) calls onLost once and the slice aborts;
  * any other failure (a Redis blip) is logged and the next beat tries again.
  */
 export class HeartbeatTimer {
@@ -30,6 +32,11 @@ export class HeartbeatTimer {
       });
     }, this.intervalMs);
     this.timer.unref();
+  }
+
+  /** Something else just proved the Worker alive (a recorded step). */
+  touch(): void {
+    this.timer?.refresh();
   }
 
   stop(): void {

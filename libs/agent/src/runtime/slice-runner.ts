@@ -117,7 +117,7 @@ export class SliceRunner {
         context,
         randomUUID(),
         controller.signal,
-        () => heartbeat.stop(),
+        heartbeat,
         planOf,
       );
       const end = await session.run();
@@ -147,7 +147,7 @@ export class SliceRunner {
     context: SliceContext,
     writer: string,
     signal: AbortSignal,
-    wedge: () => void,
+    heartbeat: HeartbeatTimer,
     plan: () => PlanStep[],
   ): SliceSession {
     const provider = this.providers.create(task.model);
@@ -159,6 +159,7 @@ export class SliceRunner {
       context,
       contextVersion: task.contextVersion,
       writer,
+      onStepRecorded: () => heartbeat.touch(),
       provider,
       signal,
       config: this.config,
@@ -173,7 +174,7 @@ export class SliceRunner {
         issuedThisSlice: issued,
         options: task.agent.scripted ?? {},
         claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
-        wedge,
+        wedge: () => heartbeat.stop(),
         crash: () => process.kill(process.pid, 'SIGKILL') as never,
       }),
     });

@@ -37,6 +37,8 @@ export interface SliceSessionDeps {
   contextVersion: number;
   /** This slice run's id, recorded with each of its steps (see load-slice.lua). */
   writer: string;
+  /** Called after each recorded step, which is itself a heartbeat. */
+  onStepRecorded?: () => void;
   provider: ModelProvider;
   signal: AbortSignal;
   config: VigilConfig;
@@ -287,6 +289,7 @@ export class SliceSession {
       ...extra,
     });
     this.spentUsd += costUsd;
+    this.deps.onStepRecorded?.();
     // The context is updated as Redis now holds it (JSON round trip included), so a next slice that
     // reuses it holds the same steps, outputs and findings as one that reads it from Redis.
     if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;
