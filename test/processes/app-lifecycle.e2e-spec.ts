@@ -20,6 +20,8 @@ describe('app processes', () => {
       const health = await fetch(`http://127.0.0.1:${port}/health`);
       expect(health.status).toBe(200);
       expect(((await health.json()) as { info: { redis: { status: string } } }).info.redis.status).toBe('up');
+      // Started without API_KEYS and WEBHOOK_SECRET: it says so, once, at boot.
+      expect(process.text()).toMatch(/public development defaults for API_KEYS, WEBHOOK_SECRET/);
       const started = Date.now();
       process.signal('SIGTERM');
       const exit = await process.exited();

@@ -36,9 +36,20 @@ describe('loadConfig', () => {
     [{ TASK_BUDGET_USD: '-1' }, /TASK_BUDGET_USD must be at least 0/],
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
     [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be json or pretty/],
+    [
+      { REDLOCK_URLS: 'redis://a:6379, b:6379' },
+      /REDLOCK_URLS\[1\] must be a URL|REDLOCK_URLS\[1\] must use/,
+    ],
   ])('rejects %j naming the variable', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('reads REDLOCK_URLS as a list of Redis URLs', () => {
+    expect(loadConfig({ REDLOCK_URLS: 'redis://a:6379, rediss://b:6380' }).redlockUrls).toEqual([
+      'redis://a:6379',
+      'rediss://b:6380',
+    ]);
   });
 
   it('parses tenants and keys', () => {
@@ -47,6 +58,7 @@ describe('loadConfig', () => {
       { tenantId: 'acme', key: 'acme-secret-1' },
       { tenantId: 'beta', key: 'beta-secret-2' },
     ]);
-    expect(config.apiKeysAreDefault).toBe(false);
+    expect(config.developmentDefaults).toEqual(['WEBHOOK_SECRET']);
+    expect(loadConfig({}).developmentDefaults).toEqual(['API_KEYS', 'WEBHOOK_SECRET']);
   });
 });

@@ -50,7 +50,8 @@ export interface VigilConfig {
   metaApiBaseUrl: string;
   metaAccessToken: string | undefined;
   apiKeys: ApiKey[];
-  apiKeysAreDefault: boolean;
+  /** Variables left at their public development defaults (API_KEYS, WEBHOOK_SECRET): warned at boot. */
+  developmentDefaults: string[];
   adminPassword: string | undefined;
   webhookSecret: string;
   webhookAllowPrivate: boolean;
@@ -121,9 +122,12 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     throw new ConfigError(`KEY_PREFIX may use letters, digits and _.:- (no braces), got "${keyPrefix}"`);
   }
   const apiKeysRaw = readOptional(env, 'API_KEYS');
+  const webhookSecretRaw = readOptional(env, 'WEBHOOK_SECRET');
   return {
     redisUrl: readUrl(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
-    redlockUrls: readList(env, 'REDLOCK_URLS', []),
+    redlockUrls: readList(env, 'REDLOCK_URLS', []).map((url, i) =>
+      readUrl({ [`REDLOCK_URLS[${i}]`]: url }, `REDLOCK_URLS[${i}]`, undefined, ['redis:', 'rediss:'])!,
+    ),
     keyPrefix,
     shards: readInt(env, 'SHARDS', 1, 1, 1024),
     port: readInt(env, 'PORT', 3000, 0, 65535),
@@ -152,9 +156,12 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     metaApiBaseUrl: readUrl(env, 'META_API_BASE_URL', 'http://127.0.0.1:4010/v21.0', ['http:', 'https:'])!,
     metaAccessToken: readOptional(env, 'META_ACCESS_TOKEN'),
     apiKeys: parseApiKeys(apiKeysRaw ?? DEFAULT_API_KEYS),
-    apiKeysAreDefault: apiKeysRaw === undefined,
+    developmentDefaults: [
+      ...(apiKeysRaw === undefined ? ['API_KEYS'] : []),
+      ...(webhookSecretRaw === undefined ? ['WEBHOOK_SECRET'] : []),
+    ],
     adminPassword: readOptional(env, 'ADMIN_PASSWORD'),
-    webhookSecret: readString(env, 'WEBHOOK_SECRET', 'local-dev-webhook-secret'),
+    webhookSecret: webhookSecretRaw ?? 'local-dev-webhook-secret',
     webhookAllowPrivate: readBool(env, 'WEBHOOK_ALLOW_PRIVATE', false),
     webhookDefaultUrl: readUrl(env, 'WEBHOOK_DEFAULT_URL', undefined, ['http:', 'https:']),
     webhookMaxAttempts: readInt(env, 'WEBHOOK_MAX_ATTEMPTS', 12, 1, 100),

@@ -39,6 +39,14 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
   app
     .get(PinoNestLogger)
     .log(`vigil-${options.name} ready on port ${address?.port ?? port} (pid ${process.pid})`, 'Bootstrap');
+  if (config.developmentDefaults.length > 0) {
+    app
+      .get(PinoNestLogger)
+      .warn(
+        `vigil-${options.name} runs with public development defaults for ${config.developmentDefaults.join(', ')}: set them before serving real users`,
+        'Bootstrap',
+      );
+  }
   exitCleanlyOnSignals(app, options.name);
   return app;
 }
