@@ -5,7 +5,7 @@ import { campaignBuildDemoInput, campaignBuildKind, CampaignBuildInput } from '@
 import { MetaSandbox } from '@vigil/meta-sandbox';
 import { PlatformModule } from '@vigil/platform';
 import { bullConnection } from '@vigil/queue';
-import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
+import { ExitCheckRunner, SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 
@@ -88,4 +88,33 @@ describe('watcher decisions', () => {
     expect(retried.retryHistory[0]).toMatchObject({ reason: 'failed_verification' });
     expect(retried.verification?.checks.some((check) => !check.passed)).toBe(true);
   }, 60_000);
+
+  it('fails a task whose last verification failed on that check run: the API is read once', async () => {
+    const { task } = await tasks.create(
+      'verify-last',
+      newNoopTask({ input: { steps: 3 }, agent: { policy: ['opus'] } }),
+    );
+    await tasks.transition(task, 'running', { attempt: 1 });
+    await tasks.transition(task, 'retrying', {
+      attempt: 1,
+      failedAttempt: { model: 'opus', reason: 'timeout' },
+    });
+    await tasks.transition(task, 'queued', { attempt: 2, from: ['retrying'] });
+    await tasks.transition(task, 'running', { attempt: 2 });
+    await tasks.transition(task, 'verifying', { attempt: 2 });
+    const run = jest.spyOn(app.get(ExitCheckRunner), 'run');
+    try {
+      // Nothing recorded: the claim fails its check, and the one retry the policy has is spent.
+      expect(await app.get(TaskSupervisor).inspect(task.id, 'verifying')).toBe('failed');
+      expect(run).toHaveBeenCalledTimes(1);
+    } finally {
+      run.mockRestore();
+    }
+    const failed = (await tasks.get(task.id))!;
+    expect(failed.status).toBe('failed');
+    expect(failed.failure).toMatchObject({
+      reason: 'policy_exhausted',
+      verified: { checks: [{ check: 'all_steps_recorded', passed: false }] },
+    });
+  });
 });

@@ -1,7 +1,7 @@
 import { Injectable, Logger } from '@nestjs/common';
 import { TaskContextStore } from '@vigil/agent';
 import type { StructuredFailure, TaskRecord } from '@vigil/tasks';
-import { ExitCheckRunner } from './exit-check.runner';
+import { CheckRun, ExitCheckRunner } from './exit-check.runner';
 
 /** The honest end of a task that could not finish: what was done, what exists, what to do next. */
 @Injectable()
@@ -13,16 +13,18 @@ export class FailureReporter {
     private readonly checks: ExitCheckRunner,
   ) {}
 
+  /** `checked`: a check run made moments ago (a failed verification), so the API is not read twice. */
   async build(
     task: TaskRecord,
     reason: StructuredFailure['reason'],
     detail: string,
+    checked?: CheckRun,
   ): Promise<StructuredFailure> {
     const context = await this.contexts.load(task.id);
     const journal = [...context.journal.entries()];
     let verified: StructuredFailure['verified'];
     try {
-      const run = await this.checks.run(task, AbortSignal.timeout(30_000));
+      const run = checked ?? (await this.checks.run(task, AbortSignal.timeout(30_000)));
       verified = { checks: run.checks, unavailable: run.unavailable };
     } catch (error) {
       this.logger.warn(`final checks of ${task.id} failed to run: ${String(error)}`);

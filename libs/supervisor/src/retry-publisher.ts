@@ -4,6 +4,7 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
 import { ControlSignals, RetryContext, StructuredFailure, TaskRecord, TaskRepository } from '@vigil/tasks';
+import type { CheckRun } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import type { Lease } from './lease.service';
 import { SupervisorScripts } from './supervisor-scripts';
@@ -28,20 +29,35 @@ export class RetryPublisher {
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
   ) {}
 
-  async publish(task: TaskRecord, lease: Lease): Promise<'published' | 'failed'> {
+  /** `checked`: the check run of a verification that just failed, for a failure report. */
+  async publish(task: TaskRecord, lease: Lease, checked?: CheckRun): Promise<'published' | 'failed'> {
     const policy = task.agent.policy ?? this.config.retryPolicy;
     const last = task.retryHistory[task.retryHistory.length - 1];
     const retryNumber = task.retryCount;
     if (last?.reason === 'limit')
-      return this.fail(task, 'limit', last.detail ?? 'a limit was reached', lease);
+      return this.fail(task, 'limit', last.detail ?? 'a limit was reached', lease, false, checked);
     if (retryNumber > policy.length) {
-      return this.fail(task, 'policy_exhausted', `all ${policy.length} retries of the policy failed`, lease);
+      return this.fail(
+        task,
+        'policy_exhausted',
+        `all ${policy.length} retries of the policy failed`,
+        lease,
+        false,
+        checked,
+      );
     }
     if (task.sliceCount >= this.config.taskMaxSlices) {
-      return this.fail(task, 'limit', `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`, lease);
+      return this.fail(
+        task,
+        'limit',
+        `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`,
+        lease,
+        false,
+        checked,
+      );
     }
     if (task.budgetUsd > 0 && task.spentUsd >= task.budgetUsd) {
-      return this.fail(task, 'limit', `task budget of $${task.budgetUsd} reached`, lease);
+      return this.fail(task, 'limit', `task budget of $${task.budgetUsd} reached`, lease, false, checked);
     }
 
     const context = await this.contexts.load(task.id);
@@ -134,8 +150,9 @@ export class RetryPublisher {
     detail: string,
     lease: Lease,
     anyStatus = false,
+    checked?: CheckRun,
   ): Promise<'failed'> {
-    const failure = await this.failures.build(task, reason, detail);
+    const failure = await this.failures.build(task, reason, detail, checked);
     await this.tasks.transition(task, 'failed', {
       attempt: task.attempt,
       // Only the duration limit overrides whatever the task is doing; otherwise a pause or stop that

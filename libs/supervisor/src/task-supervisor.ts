@@ -185,6 +185,6 @@ export class TaskSupervisor {
     });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
-    return (await this.retries.publish(next, lease)) === 'published' ? 'recovered' : 'failed';
+    return (await this.retries.publish(next, lease, run)) === 'published' ? 'recovered' : 'failed';
   }
 }
