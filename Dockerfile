@@ -9,11 +9,13 @@ ENV NPM_CONFIG_UPDATE_NOTIFIER=false \
     NPM_CONFIG_AUDIT=false
 
 # ---- deps: every dependency, exactly as locked ------------------------------------------------
+# --ignore-scripts: the project's own `prepare` (Lua stitching) needs sources not copied yet; the
+# build stage runs it through `npm run build`.
 FROM base AS deps
 COPY package.json package-lock.json ./
-RUN npm ci
+RUN npm ci --ignore-scripts
 
-# ---- build: tsc + tsc-alias into dist/, with the Lua scripts copied beside their loaders ---------
+# ---- build: Lua stitched into its generated module, then tsc + tsc-alias into dist/ ---------------
 FROM deps AS build
 COPY tsconfig.json tsconfig.build.json nest-cli.json ./
 COPY scripts ./scripts
@@ -22,12 +24,12 @@ COPY apps ./apps
 RUN npm run build \
     && test -f dist/apps/api/src/main.js \
     && test -f dist/libs/meta-sandbox/src/main.js \
-    && test -n "$(find dist/libs -name '*.lua' -print -quit)"
+    && test -f dist/libs/tasks/src/lua/scripts.generated.js
 
 # ---- prod-deps: runtime dependencies only ------------------------------------------------------
 FROM base AS prod-deps
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev --ignore-scripts && npm cache clean --force
 
 # ---- runtime: what every app target shares --------------------------------------------------------
 # Code stays root-owned and read-only to the process; it runs as the unprivileged `node` user.

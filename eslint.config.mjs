@@ -3,7 +3,18 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', '.dist-*/**', 'node_modules/**', 'coverage/**', '**/*.mjs', 'jest.config.js'] },
+  {
+    ignores: [
+      'dist/**',
+      '.dist-*/**',
+      'node_modules/**',
+      'coverage/**',
+      '**/*.mjs',
+      '**/*.cjs',
+      'jest.config.js',
+      'libs/tasks/src/lua/scripts.generated.ts',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -1,5 +1,4 @@
-import { StepRecorder, WriteJournal } from '@vigil/agent';
-import { TaskRepository } from '@vigil/tasks';
+import { StepRecorder, TaskRepository, TaskScripts, WriteJournal } from '@vigil/tasks';
 import { CommandMeasurement, measureCommands, noiseNote } from './lib/commandstats';
 import { BenchContext } from './lib/context';
 import type { Bench, BenchResults } from './lib/result';
@@ -21,9 +20,10 @@ export const runStepsBench: Bench = async () => {
   try {
     const connection = ctx.connect();
     const counter = new RoundTripCounter(connection);
-    const tasks = new TaskRepository(connection, ctx.keys, ctx.config);
-    const recorder = new StepRecorder(connection, ctx.keys, ctx.config);
-    const journal = new WriteJournal(recorder, ctx.keys);
+    const scripts = new TaskScripts(connection);
+    const tasks = new TaskRepository(connection, ctx.keys, ctx.config, scripts);
+    const recorder = new StepRecorder(connection, ctx.keys, ctx.config, scripts);
+    const journal = new WriteJournal(connection, ctx.keys, scripts);
     const { task } = await tasks.create('steps-1', noopTask(100_000));
     await tasks.transition(task, 'running', { attempt: 1 });
 

@@ -1,8 +1,14 @@
-import { StepRecorder, TaskContextStore, WriteJournal } from '@vigil/agent';
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
-import { SupervisorScripts } from '@vigil/supervisor';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
+import {
+  MessageLog,
+  SpendLedger,
+  StepRecorder,
+  TASK_SCRIPT_KEYS,
+  TaskContextStore,
+  TaskRepository,
+  WriteJournal,
+} from '@vigil/tasks';
 
 /** Every script call must touch a single Redis Cluster slot: the task's shard tag. */
 describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
@@ -29,9 +35,10 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
   it('keeps each call inside one slot, the slot of its task and its turn queue', async () => {
     const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
-    const journal = new WriteJournal(recorder, ctx.keys);
-    const supervisor = new SupervisorScripts(ctx.redis, ctx.keys);
+    const journal = new WriteJournal(ctx.redis, ctx.keys);
     const contexts = new TaskContextStore(ctx.redis, ctx.keys);
+    const messages = new MessageLog(ctx.redis, ctx.keys);
+    const spend = new SpendLedger(ctx.redis, ctx.keys);
     const shardsSeen = new Set<number>();
     for (let i = 0; i < 12; i++) {
       const id = `slot-task-${i}`;
@@ -61,22 +68,25 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
         failedAttempt: { model: 'opus', reason: 'timeout' },
       });
       const stored = (await tasks.get(id))!;
-      await supervisor.recordReconciled(stored, `step:${i}`, { state: 'done' }, {});
-      await supervisor.touch(stored, 'deadline', Date.now());
+      await journal.recordReconciled(stored, `step:${i}`, { state: 'done', attempt: 2, at: 0 }, {});
+      await tasks.deferSweep(stored, 'deadline', Date.now());
+      const message = {
+        id: `${id}-m`,
+        taskId: id,
+        kind: 'agent' as const,
+        text: 'hi',
+        sentAt: '',
+        attempt: 2,
+      };
+      await messages.append(message, false, [], Date.now());
+      await messages.claimUpdate(id, 1, null, [], { now: Date.now(), intervalMs: 1000, streamMaxLen: 100 });
     }
-    expect(new Set(calls.map((call) => call.name))).toEqual(
-      new Set([
-        'create-task',
-        'load-slice',
-        'transition-task',
-        'heartbeat-task',
-        'journal-intent',
-        'record-step',
-        'reconcile-journal',
-        'touch-index',
-      ]),
-    );
-    for (const call of calls) {
+    await spend.reserveGlobal(0.01);
+    // Every task script ran; the global spend counter is one key of its own, outside every shard.
+    expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));
+    const global = calls.filter((call) => call.name === 'reserve-global-spend');
+    expect(global.map((call) => call.keys)).toEqual([[ctx.keys.spend()]]);
+    for (const call of calls.filter((c) => c.name !== 'reserve-global-spend')) {
       const slots = new Set(call.keys.map(clusterSlot));
       expect({ script: call.name, slots: slots.size }).toEqual({ script: call.name, slots: 1 });
       const taskKey = call.keys[0];

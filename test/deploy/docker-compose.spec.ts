@@ -210,8 +210,8 @@ const TARGETS: Record<string, { main: string; port: number; probe: string }> = {
   'meta-sandbox': { main: 'dist/libs/meta-sandbox/src/main.js', port: 4010, probe: '/__sandbox/stats' },
 };
 
-/** The variables DESIGN promises operators can set; each must be wired in the compose file. */
-const DESIGN_CONTRACT = [
+/** The variables the configuration contract lets operators set; each must be wired in the compose file. */
+const CONFIG_CONTRACT = [
   'REDIS_URL',
   'KEY_PREFIX',
   'SHARDS',
@@ -287,7 +287,7 @@ describe('Dockerfile', () => {
 
     expect(lineage('build').map((s) => s.name)).toContain('deps');
     expect(all('build', 'RUN').join('\n')).toMatch(/\bnpm run build\b/);
-    // build.mjs needs its scripts, both tsconfigs and every source tree (the Lua files live in libs/).
+    // build.mjs needs its scripts (the Lua stitching too), both tsconfigs and every source tree.
     const buildCopies = all('build', 'COPY').join('\n');
     for (const path of ['scripts', 'tsconfig.json', 'tsconfig.build.json', 'apps', 'libs']) {
       expect(buildCopies).toContain(path);
@@ -500,7 +500,7 @@ describe('docker-compose.yml', () => {
   });
 
   it('finds the variables config.ts reads (guards the extraction regex)', () => {
-    expect(configVariables.size).toBeGreaterThanOrEqual(DESIGN_CONTRACT.length);
+    expect(configVariables.size).toBeGreaterThanOrEqual(CONFIG_CONTRACT.length);
     expect([...configVariables]).toEqual(expect.arrayContaining(['REDIS_URL', 'PORT', 'API_KEYS']));
   });
 
@@ -512,9 +512,9 @@ describe('docker-compose.yml', () => {
     expect(unknown).toEqual([]);
   });
 
-  it('wires every variable of the DESIGN contract', () => {
+  it('wires every variable of the configuration contract', () => {
     // Names are taken from parsed values, so a variable mentioned only in a comment does not count.
-    const missing = DESIGN_CONTRACT.filter((name) => !namedInCompose.has(name));
+    const missing = CONFIG_CONTRACT.filter((name) => !namedInCompose.has(name));
     expect(missing).toEqual([]);
     // An operator-set value must reach a container: every contract variable but PORT (which only
     // picks the published host port) is interpolated into some service's environment.
@@ -523,7 +523,7 @@ describe('docker-compose.yml', () => {
         strings(s.environment ?? {}).flatMap((v) => [...v.matchAll(INTERPOLATION)].map((m) => m[1])),
       ),
     );
-    expect(DESIGN_CONTRACT.filter((name) => name !== 'PORT' && !passedThrough.has(name))).toEqual([]);
+    expect(CONFIG_CONTRACT.filter((name) => name !== 'PORT' && !passedThrough.has(name))).toEqual([]);
   });
 
   it('keeps secrets without committed defaults', () => {

@@ -2,14 +2,13 @@ import { parseTaskEvent, taskEventFields } from '@vigil/events';
 import {
   DeliveryOutbox,
   EventHandler,
-  MessageLog,
   NOTIFIER_GROUP,
   NotifierConsumer,
   WebhookChannel,
   WebhookQueues,
 } from '@vigil/notify';
 import { newNoopTask, RedisTestContext } from '@vigil/testing';
-import { TaskRecord, TaskRepository } from '@vigil/tasks';
+import { MessageLog, TaskRecord, TaskRepository } from '@vigil/tasks';
 
 /** Events written by the real transition scripts, handled (and redelivered) against the real Redis. */
 describe('event messages (append-message.lua)', () => {

@@ -1,7 +1,7 @@
 import { parseTaskEvent } from '@vigil/events';
-import { eventMessageId, MessageLog, NOTIFIER_GROUP } from '@vigil/notify';
+import { eventMessageId, NOTIFIER_GROUP } from '@vigil/notify';
 import { AppProcess, newNoopTask, RedisTestContext } from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
+import { MessageLog, TaskRepository } from '@vigil/tasks';
 import { assertBuilt, sleep, startAll } from './processes';
 
 type Pending = [id: string, consumer: string, idleMs: number, deliveries: number][];

@@ -1,14 +1,7 @@
 import type { Redis } from 'ioredis';
-import {
-  DeliveryOutbox,
-  MessageLog,
-  UpdateScheduler,
-  UserMessage,
-  WebhookChannel,
-  WebhookQueues,
-} from '@vigil/notify';
+import { DeliveryOutbox, UpdateScheduler, UserMessage, WebhookChannel, WebhookQueues } from '@vigil/notify';
 import { newNoopTask, RedisTestContext } from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
+import { MessageLog, TaskRepository } from '@vigil/tasks';
 import { PERCENTAGE } from './fixtures';
 
 /**

@@ -1,4 +1,4 @@
-import type { ActionRecord } from '@vigil/kinds';
+import type { ActionRecord } from '@vigil/tasks';
 import { RedisTestContext, VigilStack } from '@vigil/testing';
 
 /** `vigil_slice_context_loads_total{source}` of one worker, from its /metrics. */

@@ -7,7 +7,7 @@ describe('stop wins against a hung model call', () => {
   const stack = new VigilStack(ctx, {
     API_KEYS: 'acme:test-key-0001',
     HEARTBEAT_INTERVAL_MS: '200',
-    // Short enough that a Watcher would recover the wedged slice soon after the stop, if it could.
+    // Short enough that a Watcher would recover the hung slice soon after the stop, if it could.
     STALE_AFTER_MS: '3000',
     WATCHER_INTERVAL_MS: '200',
   });
@@ -42,8 +42,10 @@ describe('stop wins against a hung model call', () => {
       'the hang',
     );
     await new Promise((resolve) => setTimeout(resolve, 600));
-    // Wedged: no heartbeat since the hang began.
-    expect((await stack.tasks.get(id))!.lastHeartbeatAt).toBe(hung.lastHeartbeatAt);
+    // Hung: the model call has not returned, no step was recorded since, yet the Worker lives on.
+    const waiting = (await stack.tasks.get(id))!;
+    expect(waiting).toMatchObject({ status: 'running', completedUnits: 3, currentStep: hung.currentStep });
+    expect(waiting.lastHeartbeatAt!).toBeGreaterThan(hung.lastHeartbeatAt!);
 
     const stoppedAt = Date.now();
     const stop = await stack.api!.post(`/v1/tasks/${id}/stop`);

@@ -230,6 +230,18 @@ describe('API over HTTP', () => {
     ).toHaveLength(1);
   });
 
+  it('refuses an Idempotency-Key it cannot store, in the error shape of every other 400, creating nothing', async () => {
+    const before = (await queue.getJobs(['waiting'])).length;
+    const bad = await acme.post('/v1/tasks', noop(7), { 'idempotency-key': 'x'.repeat(256) });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toEqual({
+      statusCode: 400,
+      error: 'Bad Request',
+      message: 'Idempotency-Key must be 1-255 visible ASCII characters',
+    });
+    expect((await queue.getJobs(['waiting'])).length).toBe(before);
+  });
+
   it('routes conversation messages: mission starts a task, a task id is answered from its record, the rest directly', async () => {
     const mission = await acme.post('/v1/conversations/conv-1/messages', { text: 'build it', task: noop(4) });
     expect(mission.status).toBe(201);

@@ -57,14 +57,6 @@ export class TasksController {
     @Headers('idempotency-key') idempotencyKey: string | undefined,
     @Res({ passthrough: true }) response: Response,
   ) {
-    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey)) {
-      response.status(400);
-      return {
-        statusCode: 400,
-        error: 'Bad Request',
-        message: 'Idempotency-Key must be 1-255 visible ASCII characters',
-      };
-    }
     const { task, created } = await this.createTask.execute(tenantId, body, idempotencyKey);
     if (!created) response.setHeader('Idempotent-Replayed', 'true');
     return toTaskView(task);

@@ -8,7 +8,7 @@ import { Counter, Registry } from 'prom-client';
 
 /**
  * One processor per shard's turn queue. `maxStalledCount: 0`: a stalled turn job is failed, never
- * re-queued, because the Watcher alone recovers tasks (DESIGN.md invariant 3).
+ * re-queued, because the Watcher alone recovers tasks (docs/ARCHITECTURE.md, invariant 3).
  */
 export function turnProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
   @Processor(queueName, { concurrency, maxStalledCount: 0, lockDuration: 60_000 })

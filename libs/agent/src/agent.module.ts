@@ -10,13 +10,10 @@ import { ActiveSlices } from './runtime/active-slices';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner, WORKER_ID } from './runtime/slice-runner';
-import { StepRecorder } from './runtime/step-recorder';
-import { TaskContextStore } from './runtime/task-context.store';
 import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
-import { WriteJournal } from './runtime/write-journal';
 
-/** The Worker's runtime: slices, the agent loop, the write journal, model providers. */
+/** The Worker's runtime: slices, the agent loop, tool calls through the write journal, model providers. */
 @Module({})
 export class AgentModule {
   static forRoot(config: VigilConfig): DynamicModule {
@@ -29,10 +26,7 @@ export class AgentModule {
           provide: WORKER_ID,
           useFactory: () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
         },
-        TaskContextStore,
         SliceContextCache,
-        StepRecorder,
-        WriteJournal,
         ToolExecutor,
         ModelProviders,
         ActiveSlices,
@@ -40,17 +34,7 @@ export class AgentModule {
         SliceRunner,
         WorkerLiveness,
       ],
-      exports: [
-        SliceRunner,
-        SliceContextCache,
-        TaskContextStore,
-        StepRecorder,
-        ModelProviders,
-        WORKER_ID,
-        queues,
-        TasksModule,
-        KindsModule,
-      ],
+      exports: [SliceRunner, SliceContextCache, ModelProviders, WORKER_ID, queues, TasksModule, KindsModule],
     };
   }
 }

@@ -8,9 +8,6 @@ export { ModelProviderError, isRetryableStatus } from './models/provider-support
 export * from './runtime/slice-runner';
 export * from './runtime/slice-session';
 export * from './runtime/slice-context';
-export * from './runtime/task-context.store';
-export * from './runtime/step-recorder';
-export * from './runtime/write-journal';
 export * from './runtime/tool-executor';
 export * from './runtime/worker-liveness';
 export * from './runtime/global-spend.gate';

@@ -3,7 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry, validateKindInput } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
-import { InvalidTaskInputError, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { InvalidIdempotencyKeyError, InvalidTaskInputError, TaskRecord, TaskRepository } from '@vigil/tasks';
 import { CODE_VERSION } from './code-version';
 import type { CreateTaskDto } from './create-task.dto';
 import { assertWebhookTarget } from '@vigil/notify';
@@ -36,6 +36,8 @@ export class CreateTaskUseCase {
   ) {}
 
   async execute(tenantId: string, dto: CreateTaskDto, idempotencyKey?: string): Promise<CreateTaskResult> {
+    if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey))
+      throw new InvalidIdempotencyKeyError();
     const kind = this.kinds.get(dto.kind);
     const input = validateKindInput(kind, dto.input);
     const checkNames = Object.keys(kind.checks);

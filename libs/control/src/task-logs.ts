@@ -1,37 +1,23 @@
-import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
-import { REDIS, RedisKeys } from '@vigil/redis';
-import { InvalidCursorError, TaskRepository } from '@vigil/tasks';
+import { Injectable } from '@nestjs/common';
+import { LogPage, TaskContextStore, TaskRepository } from '@vigil/tasks';
 
-export interface LogPage {
-  data: unknown[];
-  nextCursor?: string;
-}
+export type { LogPage } from '@vigil/tasks';
 
-/** Reads of a task's append-only lists (actions, user messages), oldest first, cursor-paged. */
+/** Reads of a task's append-only lists (actions, user messages) for its tenant, oldest first. */
 @Injectable()
 export class TaskLogs {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly keys: RedisKeys,
     private readonly tasks: TaskRepository,
+    private readonly contexts: TaskContextStore,
   ) {}
 
   async actions(tenantId: string, taskId: string, limit: number, cursor?: string): Promise<LogPage> {
     await this.tasks.getForTenant(taskId, tenantId);
-    return this.page(this.keys.actions(taskId), limit, cursor);
+    return this.contexts.actionsPage(taskId, limit, cursor);
   }
 
   async messages(tenantId: string, taskId: string, limit: number, cursor?: string): Promise<LogPage> {
     await this.tasks.getForTenant(taskId, tenantId);
-    return this.page(this.keys.messages(taskId), limit, cursor);
-  }
-
-  private async page(key: string, limit: number, cursor?: string): Promise<LogPage> {
-    if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InvalidCursorError();
-    const start = cursor ? Number(cursor) : 0;
-    const raw = await this.redis.lrange(key, start, start + limit);
-    const data = raw.slice(0, limit).map((entry) => JSON.parse(entry) as unknown);
-    return raw.length > limit ? { data, nextCursor: String(start + limit) } : { data };
+    return this.contexts.messagesPage(taskId, limit, cursor);
   }
 }

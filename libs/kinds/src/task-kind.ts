@@ -1,25 +1,8 @@
 import type { VigilConfig } from '@vigil/config';
-import type { CheckResult, ExitCriterion } from '@vigil/tasks';
+import type { ActionRecord, CheckResult, ExitCriterion } from '@vigil/tasks';
 
 /** JSON Schema of a tool's arguments, as model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
-
-/** One call of the runtime-recorded action log. */
-export interface ActionRecord {
-  step: number;
-  attempt: number;
-  slice: number;
-  tool: string;
-  /** The logical step (`adset:0:3`): the idempotency key's second half. */
-  key: string | null;
-  args: Record<string, unknown>;
-  result?: unknown;
-  error?: string;
-  startedAt: number;
-  durationMs: number;
-  /** Set when the runtime answered from the write journal instead of calling the external system. */
-  deduplicated?: boolean;
-}
 
 /** What the runtime hands kinds so they never reach for globals. */
 export interface KindServices {

@@ -1,11 +1,10 @@
 import type { Redis } from 'ioredis';
 import type { VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
-import { TaskRepository } from '@vigil/tasks';
+import { MessageLog, TaskRepository } from '@vigil/tasks';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { EventHandler } from './events/event-handler';
 import { NotifierConsumer } from './events/notifier-consumer';
-import { MessageLog } from './messages/message-log';
 import { Notifier, tickIntervalMs } from './notifier';
 import { UpdateScheduler } from './updates/update-scheduler';
 import { WebhookChannel } from './webhooks/webhook-channel';

@@ -12,7 +12,7 @@ export interface TurnJob {
 export const TURN_JOB_NAME = 'turn';
 
 /**
- * The Watcher owns recovery (DESIGN.md invariant 3): a turn job runs once, never re-queued by
+ * The Watcher owns recovery (docs/ARCHITECTURE.md, invariant 3): a turn job runs once, never re-queued by
  * BullMQ's retries or its stalled-job check (the worker also sets maxStalledCount: 0).
  */
 export const TURN_JOB_OPTIONS: JobsOptions = {

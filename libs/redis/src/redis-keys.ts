@@ -127,7 +127,29 @@ export class RedisKeys {
     return `${this.prefix}:workers`;
   }
 
-  /** The Redlock resource a Watcher holds while it recovers a task (DESIGN.md: `recovery:{id}`). */
+  /**
+   * The CLIENT SETNAME of a Worker's liveness connection: the Watcher reads Worker ids back from
+   * CLIENT LIST (`workerIdOfClient`), so a killed Worker is found when its connection vanishes.
+   */
+  workerClientName(workerId: string): string {
+    return `${RedisKeys.WORKER_CLIENT_PREFIX}${workerId}`;
+  }
+
+  /** The Worker id of a liveness connection's name, or null for any other client. */
+  workerIdOfClient(clientName: string): string | null {
+    return clientName.startsWith(RedisKeys.WORKER_CLIENT_PREFIX)
+      ? clientName.slice(RedisKeys.WORKER_CLIENT_PREFIX.length)
+      : null;
+  }
+
+  /** Pub/sub channel of stop and pause signals to Workers (the status change itself is durable). */
+  controlChannel(): string {
+    return `${this.prefix}:control`;
+  }
+
+  private static readonly WORKER_CLIENT_PREFIX = 'vigil-worker:';
+
+  /** The Redlock resource a Watcher holds while it recovers a task (`recovery:{id}`). */
   recoveryLease(taskId: string): string {
     return `${this.prefix}:recovery:{${taskId}}`;
   }

@@ -1,17 +1,17 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Redis } from 'ioredis';
 
 export interface ScriptDefinition {
-  /** File name without `.lua`, also the command name registered on the connection. */
+  /** The command name registered on the connection (the `.lua` file's name). */
   name: string;
   numberOfKeys: number;
+  /** The script's source, its shared fragments already stitched in. */
+  lua: string;
 }
 
 type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 
 /**
- * Loads `.lua` files once per connection with `defineCommand` (EVALSHA, falling back to EVAL after a
+ * Loads scripts once per connection with `defineCommand` (EVALSHA, falling back to EVAL after a
  * SCRIPT FLUSH or restart) and runs them. Every script call in Vigil goes through `run`, which is
  * also where tests observe the keys of each call.
  */
@@ -20,16 +20,12 @@ export class ScriptRunner {
 
   constructor(
     private readonly redis: Redis,
-    private readonly directory: string,
     scripts: ScriptDefinition[],
   ) {
-    for (const script of scripts) this.define(script);
-  }
-
-  private define(script: ScriptDefinition): void {
-    const lua = readFileSync(join(this.directory, `${script.name}.lua`), 'utf8');
-    this.redis.defineCommand(script.name, { lua, numberOfKeys: script.numberOfKeys });
-    this.defined.add(script.name);
+    for (const script of scripts) {
+      redis.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+      this.defined.add(script.name);
+    }
   }
 
   async run<T = unknown>(name: string, keys: string[], args: (string | number)[]): Promise<T> {

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { WORKER_CLIENT_PREFIX } from '@vigil/agent';
 import { REDIS, RedisKeys } from '@vigil/redis';
 
 /**
@@ -22,7 +21,8 @@ export class DeadWorkerDetector {
     const live = new Set<string>();
     for (const line of clients.split('\n')) {
       const name = /(?:^| )name=(\S*)/.exec(line)?.[1];
-      if (name?.startsWith(WORKER_CLIENT_PREFIX)) live.add(name.slice(WORKER_CLIENT_PREFIX.length));
+      const workerId = name === undefined ? null : this.keys.workerIdOfClient(name);
+      if (workerId !== null) live.add(workerId);
     }
     return new Set(registered.filter((id) => !live.has(id)));
   }

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { TaskContextStore } from '@vigil/agent';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { CheckUnavailableError, KindRegistry } from '@vigil/kinds';
-import type { CheckResult, TaskRecord } from '@vigil/tasks';
+import { TaskContextStore, type CheckResult, type TaskRecord } from '@vigil/tasks';
 
 export interface CheckRun {
   checks: CheckResult[];

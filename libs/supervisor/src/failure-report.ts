@@ -1,6 +1,5 @@
 import { Injectable, Logger } from '@nestjs/common';
-import { TaskContextStore } from '@vigil/agent';
-import type { StructuredFailure, TaskRecord } from '@vigil/tasks';
+import { TaskContextStore, type StructuredFailure, type TaskRecord } from '@vigil/tasks';
 import { CheckRun, ExitCheckRunner } from './exit-check.runner';
 
 /** The honest end of a task that could not finish: what was done, what exists, what to do next. */

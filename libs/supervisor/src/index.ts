@@ -6,4 +6,3 @@ export * from './exit-check.runner';
 export * from './failure-report';
 export * from './retry-publisher';
 export * from './dead-worker.detector';
-export * from './supervisor-scripts';

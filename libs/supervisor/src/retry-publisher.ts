@@ -1,13 +1,20 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { TaskContext, TaskContextStore } from '@vigil/agent';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
-import { ControlSignals, RetryContext, StructuredFailure, TaskRecord, TaskRepository } from '@vigil/tasks';
+import {
+  ControlSignals,
+  RetryContext,
+  StructuredFailure,
+  TaskContext,
+  TaskContextStore,
+  TaskRecord,
+  TaskRepository,
+  WriteJournal,
+} from '@vigil/tasks';
 import type { CheckRun } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import type { Lease } from './lease.service';
-import { SupervisorScripts } from './supervisor-scripts';
 
 /**
  * Takes a task whose attempt failed (`retrying`, attempt already bumped) to its next attempt or to
@@ -23,7 +30,7 @@ export class RetryPublisher {
     private readonly contexts: TaskContextStore,
     private readonly kinds: KindRegistry,
     private readonly turns: TurnQueue,
-    private readonly scripts: SupervisorScripts,
+    private readonly journal: WriteJournal,
     private readonly failures: FailureReporter,
     private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
@@ -31,39 +38,56 @@ export class RetryPublisher {
 
   /** `checked`: the check run of a verification that just failed, for a failure report. */
   async publish(task: TaskRecord, lease: Lease, checked?: CheckRun): Promise<'published' | 'failed'> {
-    const policy = task.agent.policy ?? this.config.retryPolicy;
-    const last = task.retryHistory[task.retryHistory.length - 1];
-    const retryNumber = task.retryCount;
-    if (last?.reason === 'limit')
-      return this.fail(task, 'limit', last.detail ?? 'a limit was reached', lease, false, checked);
-    if (retryNumber > policy.length) {
-      return this.fail(
-        task,
-        'policy_exhausted',
-        `all ${policy.length} retries of the policy failed`,
-        lease,
-        false,
-        checked,
-      );
-    }
-    if (task.sliceCount >= this.config.taskMaxSlices) {
-      return this.fail(
-        task,
-        'limit',
-        `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`,
-        lease,
-        false,
-        checked,
-      );
-    }
-    if (task.budgetUsd > 0 && task.spentUsd >= task.budgetUsd) {
-      return this.fail(task, 'limit', `task budget of $${task.budgetUsd} reached`, lease, false, checked);
-    }
-
+    const end = this.boundReached(task);
+    if (end) return this.fail(task, end.reason, end.detail, lease, false, checked);
     const context = await this.contexts.load(task.id);
-    const reconciled = await this.reconcileJournal(task, context);
-    const retryContext: RetryContext = {
-      retryNumber,
+    const retryContext = this.retryContextOf(task, context, await this.reconcileJournal(task, context));
+    const model = this.nextModel(task);
+    await this.requeue(task, lease, model, retryContext);
+    this.logger.log(
+      `task ${task.id}: retry ${retryContext.retryNumber} on ${model} published (attempt ${task.attempt})`,
+    );
+    return 'published';
+  }
+
+  /** The bound that ends this task instead of a retry, if one is reached (docs/ARCHITECTURE.md, invariant 7). */
+  private boundReached(
+    task: TaskRecord,
+  ): { reason: StructuredFailure['reason']; detail: string } | undefined {
+    const policy = this.policyOf(task);
+    const last = task.retryHistory[task.retryHistory.length - 1];
+    if (last?.reason === 'limit') return { reason: 'limit', detail: last.detail ?? 'a limit was reached' };
+    if (task.retryCount > policy.length)
+      return { reason: 'policy_exhausted', detail: `all ${policy.length} retries of the policy failed` };
+    if (task.sliceCount >= this.config.taskMaxSlices)
+      return { reason: 'limit', detail: `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached` };
+    if (task.budgetUsd > 0 && task.spentUsd >= task.budgetUsd)
+      return { reason: 'limit', detail: `task budget of $${task.budgetUsd} reached` };
+    return undefined;
+  }
+
+  private policyOf(task: TaskRecord): string[] {
+    return task.agent.policy ?? this.config.retryPolicy;
+  }
+
+  /**
+   * Attempt 1 ran on policy[0]; retry k runs on policy[k mod n], so consecutive attempts alternate
+   * as the policy does, and there are exactly n retries.
+   */
+  private nextModel(task: TaskRecord): string {
+    const policy = this.policyOf(task);
+    return policy[task.retryCount % policy.length];
+  }
+
+  /** What the next attempt is told: why the last one ended, what is verified, what was reconciled. */
+  private retryContextOf(
+    task: TaskRecord,
+    context: TaskContext,
+    reconciled: RetryContext['reconciled'],
+  ): RetryContext {
+    const last = task.retryHistory[task.retryHistory.length - 1];
+    return {
+      retryNumber: task.retryCount,
       reason: last?.reason ?? 'crashed',
       ...(last?.detail ? { detail: last.detail } : {}),
       lastVerifiedStep: context.doneSteps.size,
@@ -72,9 +96,15 @@ export class RetryPublisher {
         : {}),
       reconciled,
     };
-    // Attempt 1 ran on policy[0]; retry k runs on policy[k mod n], so consecutive attempts alternate
-    // as the policy does, and there are exactly n retries.
-    const model = policy[retryNumber % policy.length];
+  }
+
+  /** retrying → queued on the next model, then the slice job: the Worker resumes from the record. */
+  private async requeue(
+    task: TaskRecord,
+    lease: Lease,
+    model: string,
+    retryContext: RetryContext,
+  ): Promise<void> {
     await this.tasks.transition(task, 'queued', {
       attempt: task.attempt,
       from: ['retrying'],
@@ -82,12 +112,16 @@ export class RetryPublisher {
         model,
         retryContext,
         consecutiveErrors: 0,
-        lastVerifiedStep: context.doneSteps.size,
+        lastVerifiedStep: retryContext.lastVerifiedStep,
         recoveryOwner: lease.owner,
         recoveryLeaseExpiresAt: lease.expiresAt,
       },
       eventType: 'task.recovered',
-      eventData: { retryNumber, reason: retryContext.reason, completedUnits: context.doneSteps.size },
+      eventData: {
+        retryNumber: retryContext.retryNumber,
+        reason: retryContext.reason,
+        completedUnits: retryContext.lastVerifiedStep,
+      },
     });
     await this.turns.publish({
       taskId: task.id,
@@ -95,8 +129,6 @@ export class RetryPublisher {
       slice: task.sliceCount + 1,
       reason: 'recovery',
     });
-    this.logger.log(`task ${task.id}: retry ${retryNumber} on ${model} published (attempt ${task.attempt})`);
-    return 'published';
   }
 
   /** Every write whose outcome is unknown is looked up in the external system before any retry. */
@@ -126,7 +158,7 @@ export class RetryPublisher {
           services: { config: this.config },
         });
         if (found !== null && found !== undefined) {
-          const recorded = await this.scripts.recordReconciled(
+          const recorded = await this.journal.recordReconciled(
             task,
             key,
             { ...entry, state: 'done', result: found, reconciled: true },

@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
-import { TaskContextStore } from '@vigil/agent';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/kinds';
 import { QueueModule } from '@vigil/queue';
@@ -11,7 +10,6 @@ import { ExitCheckRunner } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import { LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
-import { SupervisorScripts } from './supervisor-scripts';
 import { SupervisorSweep } from './supervisor.sweep';
 import { TaskSupervisor } from './task-supervisor';
 
@@ -28,8 +26,6 @@ export class SupervisorModule {
           provide: 'WATCHER_ID',
           useFactory: () => `watcher-${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
         },
-        TaskContextStore,
-        SupervisorScripts,
         LeaseService,
         ExitCheckRunner,
         FailureReporter,

@@ -13,7 +13,6 @@ import {
 import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
-import { SupervisorScripts } from './supervisor-scripts';
 
 export type Suspicion = 'deadline' | 'verifying' | 'expired' | 'worker_gone';
 
@@ -43,7 +42,6 @@ export class TaskSupervisor {
     private readonly leases: LeaseService,
     private readonly retries: RetryPublisher,
     private readonly checks: ExitCheckRunner,
-    private readonly scripts: SupervisorScripts,
     private readonly turns: TurnQueue,
     private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
@@ -132,11 +130,11 @@ export class TaskSupervisor {
   private async checkQueued(task: TaskRecord, now: number): Promise<Decision> {
     const job = { taskId: task.id, attempt: task.attempt, slice: task.sliceCount + 1 };
     if (await this.turns.hasLiveJob(job)) {
-      await this.scripts.touch(task, 'deadline', now + this.config.staleAfterMs);
+      await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
       return 'job_waiting';
     }
     await this.turns.republish({ ...job, reason: 'republished' });
-    await this.scripts.touch(task, 'deadline', now + this.config.staleAfterMs);
+    await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
     this.logger.warn(`task ${task.id}: slice job of attempt ${task.attempt} was missing, republished`);
     return 'republished';
   }
@@ -145,7 +143,7 @@ export class TaskSupervisor {
   private async verify(task: TaskRecord, lease: Lease, now: number): Promise<Decision> {
     const run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
     if (run.unavailable.length > 0) {
-      await this.scripts.touch(task, 'verifying', now + this.config.watcherIntervalMs);
+      await this.tasks.deferSweep(task, 'verifying', now + this.config.watcherIntervalMs);
       this.logger.warn(
         `task ${task.id}: checks unavailable (${run.unavailable.map((u) => u.check).join(', ')}), retrying later`,
       );

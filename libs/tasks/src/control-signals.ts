@@ -24,7 +24,7 @@ export class ControlSignals {
   ) {}
 
   channel(): string {
-    return `${this.keys.prefix}:control`;
+    return this.keys.controlChannel();
   }
 
   async publish(signal: ControlSignal): Promise<void> {

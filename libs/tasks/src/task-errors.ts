@@ -51,6 +51,13 @@ export class IdempotencyConflictError extends DomainError {
   }
 }
 
+/** An Idempotency-Key header the API cannot store as given. */
+export class InvalidIdempotencyKeyError extends DomainError {
+  constructor() {
+    super('Idempotency-Key must be 1-255 visible ASCII characters');
+  }
+}
+
 export class InvalidTaskInputError extends DomainError {
   constructor(readonly problems: string[]) {
     super(problems.join('; '));

@@ -2,10 +2,11 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
+import { REDIS, RedisKeys } from '@vigil/redis';
+import { ScriptCode, scriptRefusal } from './scripts/script-codes';
+import { TaskScripts } from './scripts/task-scripts';
 import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
-import { loadTaskScripts, scriptRefusal, TaskScriptCode } from './task-scripts';
 import { TASK_STATUSES, TaskStatus } from './task-status';
 import type { FailureReason, NewTask, TaskRecord } from './task.types';
 
@@ -59,15 +60,12 @@ function stringifyFields(fields: TransitionOptions['fields']): string {
 /** The task record in Redis: every write goes through a Lua script; reads decode the hash. */
 @Injectable()
 export class TaskRepository {
-  readonly scripts: ScriptRunner;
-
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
-  ) {
-    this.scripts = loadTaskScripts(redis);
-  }
+    private readonly scripts: TaskScripts = new TaskScripts(redis),
+  ) {}
 
   static newTaskId(): string {
     return `tsk_${randomBytes(12).toString('hex')}`;
@@ -102,10 +100,10 @@ export class TaskRepository {
         this.config.eventStreamMaxLen,
       ],
     );
-    if (code === TaskScriptCode.IdempotencyConflict) throw new IdempotencyConflictError(id);
+    if (code === ScriptCode.IdempotencyConflict) throw new IdempotencyConflictError(id);
     const stored = await this.get(id);
     if (!stored) throw new TaskNotFoundError(id);
-    return { task: stored, created: code === TaskScriptCode.Created };
+    return { task: stored, created: code === ScriptCode.Created };
   }
 
   async get(id: string): Promise<TaskRecord | null> {
@@ -166,7 +164,7 @@ export class TaskRepository {
       this.transitionKeys(task),
       this.transitionArgs(task, to, options, now),
     );
-    if (code !== TaskScriptCode.Applied)
+    if (code !== ScriptCode.Applied)
       throw scriptRefusal(code, task.id, {
         status: status as TaskStatus,
         storedAttempt: attempt,
@@ -201,12 +199,31 @@ export class TaskRepository {
         emitEvent ? '1' : '0',
       ],
     );
-    if (code !== TaskScriptCode.Applied)
+    if (code !== ScriptCode.Applied)
       throw scriptRefusal(code, taskId, {
         status: status as TaskStatus,
         storedAttempt: stored,
         writerAttempt: attempt,
       });
+  }
+
+  /**
+   * Moves a task's score in a sweep index (a queued task whose job still waits, a check to retry
+   * later) if it is still in the status and attempt the caller saw; false if it moved on.
+   */
+  async deferSweep(
+    task: Pick<TaskRecord, 'id' | 'status' | 'attempt'>,
+    index: 'deadline' | 'verifying',
+    at: number,
+  ): Promise<boolean> {
+    const shard = this.keys.shardOf(task.id);
+    const key = index === 'deadline' ? this.keys.deadlineIndex(shard) : this.keys.verifyingIndex(shard);
+    const [code] = await this.scripts.run<[number]>(
+      'touch-index',
+      [this.keys.task(task.id), key],
+      [task.id, task.status, String(task.attempt), at],
+    );
+    return code === ScriptCode.Applied;
   }
 
   /** Newest first, across every shard, with an opaque cursor of (createdAt, id). */

@@ -1,6 +1,24 @@
 import { Module } from '@nestjs/common';
 import { ControlSignals } from './control-signals';
+import { MessageLog } from './history/message-log';
+import { SpendLedger } from './history/spend-ledger';
+import { StepRecorder } from './history/step-recorder';
+import { TaskContextStore } from './history/task-context.store';
+import { WriteJournal } from './history/write-journal';
+import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
 
-@Module({ providers: [TaskRepository, ControlSignals], exports: [TaskRepository, ControlSignals] })
+const STORES = [
+  TaskScripts,
+  TaskRepository,
+  TaskContextStore,
+  StepRecorder,
+  WriteJournal,
+  MessageLog,
+  SpendLedger,
+  ControlSignals,
+];
+
+/** Everything stored about a task: its record, its history beside it, and the scripts that write them. */
+@Module({ providers: STORES, exports: STORES })
 export class TasksModule {}

@@ -7,6 +7,7 @@ import {
   IdempotencyConflictError,
   IllegalTransitionError,
   InvalidCursorError,
+  InvalidIdempotencyKeyError,
   InvalidTaskInputError,
   StaleAttemptError,
   TaskNotActiveError,
@@ -22,7 +23,8 @@ function statusOf(error: DomainError): number {
     error instanceof InvalidTaskInputError ||
     error instanceof UnknownKindError ||
     error instanceof WebhookTargetError ||
-    error instanceof InvalidCursorError
+    error instanceof InvalidCursorError ||
+    error instanceof InvalidIdempotencyKeyError
   ) {
     return HttpStatus.BAD_REQUEST;
   }

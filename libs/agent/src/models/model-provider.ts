@@ -1,5 +1,4 @@
-import type { JsonSchema, PlanStep } from '@vigil/kinds';
-import type { ScriptedMisbehaviour } from '@vigil/tasks';
+import type { JsonSchema } from '@vigil/kinds';
 
 export interface ToolCall {
   id: string;
@@ -23,13 +22,12 @@ export interface Usage {
   outputTokens: number;
 }
 
+/** One model turn's request. `system` and `messages` may be rendered on first read (a slice's are). */
 export interface GenerateRequest {
-  system: string;
-  messages: ChatMessage[];
+  readonly system: string;
+  readonly messages: ChatMessage[];
   tools: ToolSpec[];
   signal: AbortSignal;
-  /** State the offline scripted provider drives from; real providers ignore it. */
-  session?: ScriptedSessionView;
 }
 
 export interface GenerateResult {
@@ -38,28 +36,13 @@ export interface GenerateResult {
   usage: Usage;
 }
 
-/** One model behind one interface: Claude, Gemini, or the deterministic scripted agent. */
+/**
+ * One model behind one interface: Claude, Gemini, or the deterministic scripted agent. What a call
+ * costs follows from `modelId` and the usage (price-table.ts).
+ */
 export interface ModelProvider {
+  /** The retry policy's name this provider runs for (`opus`, `gemini`). */
   readonly name: string;
   readonly modelId: string;
-  /** false only for the offline scripted agent: it reads the recorded log, not a prompt, and costs nothing. */
-  readonly readsPrompt?: boolean;
   generate(request: GenerateRequest): Promise<GenerateResult>;
-}
-
-export interface ScriptedSessionView {
-  taskId: string;
-  attempt: number;
-  plan: PlanStep[];
-  /** Logical steps that succeeded, from the recorded log plus this slice. */
-  doneSteps: ReadonlySet<string>;
-  /** Logical steps this slice already issued (the provider never loops on one). */
-  issuedThisSlice: ReadonlySet<string>;
-  options: ScriptedMisbehaviour;
-  /** Atomically claims a misbehaviour so it fires once per task; false if it already fired. */
-  claimTrigger(name: string): Promise<boolean>;
-  /** Simulates a wedged process: heartbeats stop while the call hangs. */
-  wedge(): void;
-  /** Ends the process at once, as a crash would. */
-  crash(): never;
 }

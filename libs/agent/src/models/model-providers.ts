@@ -5,12 +5,13 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
 import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import type { ModelProvider } from './model-provider';
-import { ScriptedProvider } from './scripted.provider';
+import { ScriptedProvider, ScriptedRun } from './scripted.provider';
 
 /**
  * Picks the provider for a model name of the retry policy: Claude for `opus` when
  * ANTHROPIC_API_KEY is set, Gemini for `gemini` when GEMINI_API_KEY is set. With no key for it, the
- * name runs on the scripted provider (the retry history still records the policy's name).
+ * name runs on the scripted provider, which plays `scripted` (the retry history still records the
+ * policy's name).
  */
 @Injectable()
 export class ModelProviders {
@@ -20,7 +21,7 @@ export class ModelProviders {
   constructor(@Inject(VIGIL_CONFIG) private readonly config: VigilConfig) {}
 
   /** A fresh provider per slice (providers may keep per-slice state); SDK clients are shared. */
-  create(model: string): ModelProvider {
+  create(model: string, scripted: ScriptedRun): ModelProvider {
     if (model === 'opus' && this.config.anthropicApiKey) {
       this.anthropic ??= createAnthropicClient(this.config);
       return new AnthropicProvider(this.config, { client: this.anthropic });
@@ -29,6 +30,6 @@ export class ModelProviders {
       this.gemini ??= createGeminiClient(this.config);
       return new GeminiProvider(this.config, { client: this.gemini });
     }
-    return new ScriptedProvider(model);
+    return new ScriptedProvider(model, scripted);
   }
 }

@@ -1,15 +1,10 @@
 import { RedisTestContext } from '@vigil/testing';
 import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
-import { StepRecorder } from './step-recorder';
+import { SpendLedger } from '@vigil/tasks';
 
 describe('GlobalSpendGate', () => {
   const ctx = new RedisTestContext('spend', { GLOBAL_SPEND_LIMIT_USD: '1' });
-  const gate = new GlobalSpendGate(
-    ctx.redis,
-    ctx.keys,
-    new StepRecorder(ctx.redis, ctx.keys, ctx.config),
-    ctx.config,
-  );
+  const gate = new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config);
   afterAll(() => ctx.close());
 
   it('reserves under the limit, refuses over it like a non-retryable 429, and settles to the real cost', async () => {
@@ -26,9 +21,7 @@ describe('GlobalSpendGate', () => {
     await ctx.redis.del(ctx.keys.spend());
     const connections = Array.from({ length: 8 }, () => ctx.redis.duplicate());
     try {
-      const gates = connections.map(
-        (c) => new GlobalSpendGate(c, ctx.keys, new StepRecorder(c, ctx.keys, ctx.config), ctx.config),
-      );
+      const gates = connections.map((c) => new GlobalSpendGate(new SpendLedger(c, ctx.keys), ctx.config));
       const results = await Promise.allSettled(
         gates.flatMap((g) => Array.from({ length: 10 }, () => g.reserve(0.03))),
       );
@@ -43,9 +36,9 @@ describe('GlobalSpendGate', () => {
   it('makes no Redis call at all when no global limit is set', async () => {
     const unlimited = new RedisTestContext('spend-unlimited', { GLOBAL_SPEND_LIMIT_USD: '' });
     try {
-      const recorder = new StepRecorder(unlimited.redis, unlimited.keys, unlimited.config);
-      const run = jest.spyOn(recorder.scripts, 'run');
-      const free = new GlobalSpendGate(unlimited.redis, unlimited.keys, recorder, unlimited.config);
+      const ledger = new SpendLedger(unlimited.redis, unlimited.keys);
+      const run = jest.spyOn(ledger, 'reserveGlobal');
+      const free = new GlobalSpendGate(ledger, unlimited.config);
       await free.reserve(5);
       await free.settle(5, 0.25);
       expect(run).not.toHaveBeenCalled();

@@ -1,8 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS, RedisKeys } from '@vigil/redis';
-import { StepRecorder } from './step-recorder';
+import { SpendLedger } from '@vigil/tasks';
 
 /** The gateway limit was reached: like HTTP 429 from the gateway, and never retried. */
 export class GlobalSpendLimitError extends Error {
@@ -21,31 +19,25 @@ export class GlobalSpendLimitError extends Error {
 @Injectable()
 export class GlobalSpendGate {
   constructor(
-    @Inject(REDIS) private readonly redis: Redis,
-    private readonly keys: RedisKeys,
-    private readonly recorder: StepRecorder,
+    private readonly ledger: SpendLedger,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
   ) {}
 
   async reserve(amountUsd: number): Promise<void> {
     const limit = this.config.globalSpendLimitUsd;
     if (limit === undefined) return;
-    const [granted, total] = await this.recorder.scripts.run<[number, string]>(
-      'reserve-global-spend',
-      [this.keys.spend()],
-      [amountUsd.toFixed(6), String(limit)],
-    );
-    if (granted !== 1) throw new GlobalSpendLimitError(limit ?? 0, Number(total));
+    const { granted, totalUsd } = await this.ledger.reserveGlobal(amountUsd, limit);
+    if (!granted) throw new GlobalSpendLimitError(limit, totalUsd);
   }
 
   /** Returns the unused part of a reservation (or charges the excess). */
   async settle(reservedUsd: number, actualUsd: number): Promise<void> {
     const delta = actualUsd - reservedUsd;
     if (this.config.globalSpendLimitUsd === undefined || Math.abs(delta) < 1e-9) return;
-    await this.recorder.scripts.run('reserve-global-spend', [this.keys.spend()], [delta.toFixed(6), '']);
+    await this.ledger.reserveGlobal(delta);
   }
 
-  async spentUsd(): Promise<number> {
-    return Number((await this.redis.get(this.keys.spend())) ?? 0);
+  spentUsd(): Promise<number> {
+    return this.ledger.globalSpentUsd();
   }
 }

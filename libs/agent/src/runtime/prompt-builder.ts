@@ -1,7 +1,6 @@
 import type { TaskKind } from '@vigil/kinds';
-import type { TaskRecord } from '@vigil/tasks';
+import type { SliceContext, TaskRecord } from '@vigil/tasks';
 import type { ChatMessage } from '../models/model-provider';
-import type { SliceContext } from './slice-context';
 
 const MAX_LISTED_OUTPUTS = 200;
 

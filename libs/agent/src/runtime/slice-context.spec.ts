@@ -1,11 +1,9 @@
 import { noopKind, TaskKind } from '@vigil/kinds';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
+import { HeldContext, SliceContext, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
 import { buildPrompt } from './prompt-builder';
-import { HeldContext, SliceContext, SliceContextCache } from './slice-context';
-import { StepRecorder } from './step-recorder';
-import { TaskContextStore } from './task-context.store';
+import { HeldSliceContext, SliceContextCache } from './slice-context';
 import { modelSession } from './testing/model-session';
 
 /** Asks for noop steps 0, 1, 2, … and records a finding after step 1; `during` runs before each call. */
@@ -198,7 +196,7 @@ describe('a slice context held between slices', () => {
   it('bounds the held contexts, dropping the least recently stored first', () => {
     const cache = new SliceContextCache(ctx.config);
     expect(cache.capacity).toBe(64);
-    const entry = (version: number): HeldContext => ({
+    const entry = (version: number): HeldSliceContext => ({
       attempt: 1,
       actions: version,
       version,

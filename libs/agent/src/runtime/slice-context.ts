@@ -1,27 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import type { PlanStep } from '@vigil/kinds';
+import type { HeldContext } from '@vigil/tasks';
 
-/** The part of a task's recorded context a slice works from (the journal stays in Redis). */
-export interface SliceContext {
-  doneSteps: Set<string>;
-  outputs: Map<string, unknown>;
-  findings: unknown[];
-}
-
-/** A slice context as the slice run that last recorded a step left it (see load-slice.lua). */
-export interface HeldContext {
-  attempt: number;
-  /** Length of the task's action log after that run's last step. */
-  actions: number;
-  /** The task's contextVersion after it. */
-  version: number;
-  /** The id of that slice run. */
-  writer: string;
-  context: SliceContext;
-  /** The kind's plan for the task's input, once the scripted agent needed it (inputs never change). */
-  plan?: PlanStep[];
-}
+/** What a worker holds of a task between its slices: the context, and the kind's plan for its input. */
+export type HeldSliceContext = HeldContext<PlanStep[]>;
 
 /**
  * The contexts this worker held at the end of each task's last slice, so that the next slice of
@@ -32,7 +15,7 @@ export interface HeldContext {
  */
 @Injectable()
 export class SliceContextCache {
-  private readonly held = new Map<string, HeldContext>();
+  private readonly held = new Map<string, HeldSliceContext>();
   readonly capacity: number;
   /** Slice starts by where their context came from: held and current, held but out of date, none held. */
   readonly starts = { held: 0, stale: 0, none: 0 };
@@ -42,13 +25,13 @@ export class SliceContextCache {
   }
 
   /** Removes and returns the held context: a slice owns (and mutates) it while it runs. */
-  take(taskId: string): HeldContext | undefined {
+  take(taskId: string): HeldSliceContext | undefined {
     const entry = this.held.get(taskId);
     this.held.delete(taskId);
     return entry;
   }
 
-  put(taskId: string, entry: HeldContext): void {
+  put(taskId: string, entry: HeldSliceContext): void {
     this.held.delete(taskId);
     this.held.set(taskId, entry);
     if (this.held.size > this.capacity) this.held.delete(this.held.keys().next().value!);

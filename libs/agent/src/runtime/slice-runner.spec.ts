@@ -1,17 +1,21 @@
 import { Queue } from 'bullmq';
 import { KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue } from '@vigil/queue';
-import { ControlSignals, TaskRepository } from '@vigil/tasks';
+import {
+  ControlSignals,
+  SpendLedger,
+  StepRecorder,
+  TaskContextStore,
+  TaskRepository,
+  WriteJournal,
+} from '@vigil/tasks';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { ModelProviders } from '../models/model-providers';
 import { ActiveSlices } from './active-slices';
 import { GlobalSpendGate } from './global-spend.gate';
 import { SliceContextCache } from './slice-context';
 import { SliceRunner } from './slice-runner';
-import { StepRecorder } from './step-recorder';
-import { TaskContextStore } from './task-context.store';
 import { ToolExecutor } from './tool-executor';
-import { WriteJournal } from './write-journal';
 
 /** The slice runner in-process, with the scripted agent, against real Redis and a real turn queue. */
 describe('SliceRunner and held contexts', () => {
@@ -28,12 +32,12 @@ describe('SliceRunner and held contexts', () => {
     new TaskContextStore(ctx.redis, ctx.keys),
     held,
     recorder,
-    new ToolExecutor(new WriteJournal(recorder, ctx.keys)),
+    new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
     new KindRegistry(),
     new TurnQueue([queue], ctx.keys),
     new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
     new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys)),
-    new GlobalSpendGate(ctx.redis, ctx.keys, recorder, ctx.config),
+    new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
     ctx.config,
     'worker-under-test',
   );

@@ -6,22 +6,22 @@ import { TurnJob, TurnQueue } from '@vigil/queue';
 import {
   FailureReason,
   IllegalTransitionError,
+  LoadedSlice,
   StaleAttemptError,
+  StepRecorder,
+  TaskContextStore,
   TaskRecord,
   TaskRepository,
   TaskStatus,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
-import type { ScriptedSessionView } from '../models/model-provider';
 import { ModelProviders } from '../models/model-providers';
 import { ActiveSlices } from './active-slices';
-import { HeartbeatTimer } from './heartbeat-timer';
-import { SliceSession, SliceEnd } from './slice-session';
-import { StepRecorder } from './step-recorder';
-import { SliceContext, SliceContextCache } from './slice-context';
-import { TaskContextStore } from './task-context.store';
-import { ToolExecutor, isFencingError } from './tool-executor';
 import { GlobalSpendGate } from './global-spend.gate';
+import { HeartbeatTimer } from './heartbeat-timer';
+import { SliceContextCache } from './slice-context';
+import { SliceResult, SliceSession, SliceEnd } from './slice-session';
+import { ToolExecutor, isFencingError } from './tool-executor';
 
 /** This Worker process's id (also its liveness connection's name). */
 export const WORKER_ID = 'WORKER_ID';
@@ -29,6 +29,9 @@ export const WORKER_ID = 'WORKER_ID';
 export type SliceOutcome = SliceEnd | 'skipped' | 'aborted';
 
 const RUNNING: TaskStatus[] = ['running', 'waiting_on_tool'];
+
+/** A claimed slice: the task as it was claimed, its context, and where that context came from. */
+type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
 
 function deepFreeze<T>(value: T): T {
   if (value && typeof value === 'object' && !Object.isFrozen(value)) {
@@ -39,9 +42,9 @@ function deepFreeze<T>(value: T): T {
 }
 
 /**
- * Runs one slice of one task at one attempt: claims it (queued → running, fenced), replays the
- * recorded context into a prompt, runs at most SLICE_MAX_STEPS tool steps with heartbeats, and
- * hands off: next slice, verification, human input, or a failed turn for the Watcher to judge.
+ * Runs one slice of one task at one attempt: claims it (queued → running, fenced), runs at most
+ * SLICE_MAX_STEPS tool steps from the recorded context with heartbeats, and hands off: next
+ * slice, verification, human input, or a failed turn for the Watcher to judge.
  */
 @Injectable()
 export class SliceRunner {
@@ -63,37 +66,10 @@ export class SliceRunner {
   ) {}
 
   async run(job: TurnJob): Promise<SliceOutcome> {
-    const held = this.heldContexts.take(job.taskId);
-    const { task, context, source } = await this.contexts.loadForSlice(job.taskId, held);
-    if (!task || task.attempt !== job.attempt || task.status !== 'queued') {
-      // A stray job (older attempt, slice already claimed) leaves a live task's held context as it was.
-      if (held && source === 'held' && !TERMINAL_STATUSES.includes(task!.status))
-        this.heldContexts.put(job.taskId, held);
-      return 'skipped';
-    }
-    if (task.sliceCount >= this.config.taskMaxSlices) {
-      await this.failTurn(
-        task,
-        job.attempt,
-        'limit',
-        `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`,
-        ['queued'],
-      );
-      return 'failed_turn';
-    }
-    try {
-      await this.tasks.transition(task, 'running', {
-        attempt: job.attempt,
-        from: ['queued'],
-        increments: { sliceCount: 1 },
-        fields: { workerId: this.workerId, lastHeartbeatAt: Date.now() },
-      });
-    } catch (error) {
-      if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) return 'skipped';
-      throw error;
-    }
-    this.heldContexts.starts[source]++;
+    const claimed = await this.claim(job);
+    if (claimed === 'skipped' || claimed === 'failed_turn') return claimed;
 
+    const { task } = claimed;
     const controller = this.active.register(task.id, job.attempt);
     const heartbeat = new HeartbeatTimer(
       this.config.heartbeatIntervalMs,
@@ -103,28 +79,12 @@ export class SliceRunner {
     );
     heartbeat.start();
     try {
-      const kind = this.kinds.get(task.kind);
-      // A task's input never changes, so neither does its plan: computed once per task and worker,
-      // and frozen, since its steps' arguments are handed to tools in every later slice.
-      // Reused only with a context that was still current: that proves it is the same task (an id
-      // can come back with another input after Redis lost it, through a replayed Idempotency-Key).
-      let plan = source === 'held' ? held?.plan : undefined;
-      const planOf = () => (plan ??= deepFreeze(kind.plan(task.input)));
-      const session = this.createSession(
-        task,
-        kind,
-        job,
-        context,
-        randomUUID(),
-        controller.signal,
-        heartbeat,
-        planOf,
-      );
-      const end = await session.run();
+      const { session, plan } = this.createSession(claimed, job, controller.signal, heartbeat);
+      const result = await session.run();
       heartbeat.stop();
-      return await this.handOff(task, job, end, () => {
+      return await this.handOff(task, job, result, () => {
         const kept = session.heldContext();
-        if (kept) this.heldContexts.put(task.id, { ...kept, plan });
+        if (kept) this.heldContexts.put(task.id, { ...kept, plan: plan.current });
       });
     } catch (error) {
       if (controller.signal.aborted || isFencingError(error)) {
@@ -140,25 +100,68 @@ export class SliceRunner {
     }
   }
 
+  /**
+   * Loads the task and its context (reusing a held one that is still current) and claims the
+   * slice: queued → running for this job's attempt. A stray job (older attempt, slice already
+   * claimed) is skipped; a task at TASK_MAX_SLICES fails its turn instead.
+   */
+  private async claim(job: TurnJob): Promise<ClaimedSlice | 'skipped' | 'failed_turn'> {
+    const held = this.heldContexts.take(job.taskId);
+    const loaded = await this.contexts.loadForSlice(job.taskId, held);
+    const { task } = loaded;
+    if (!task || task.attempt !== job.attempt || task.status !== 'queued') {
+      // A stray job leaves a live task's held context as it was.
+      if (held && loaded.source === 'held' && task && !TERMINAL_STATUSES.includes(task.status))
+        this.heldContexts.put(job.taskId, held);
+      return 'skipped';
+    }
+    if (task.sliceCount >= this.config.taskMaxSlices) {
+      const detail = `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`;
+      await this.failTurn(task, job.attempt, 'limit', detail, ['queued']);
+      return 'failed_turn';
+    }
+    try {
+      await this.tasks.transition(task, 'running', {
+        attempt: job.attempt,
+        from: ['queued'],
+        increments: { sliceCount: 1 },
+        fields: { workerId: this.workerId, lastHeartbeatAt: Date.now() },
+      });
+    } catch (error) {
+      if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) return 'skipped';
+      throw error;
+    }
+    this.heldContexts.starts[loaded.source]++;
+    return { ...loaded, task };
+  }
+
   private createSession(
-    task: TaskRecord,
-    kind: TaskKind,
+    claimed: ClaimedSlice,
     job: TurnJob,
-    context: SliceContext,
-    writer: string,
     signal: AbortSignal,
     heartbeat: HeartbeatTimer,
-    plan: () => PlanStep[],
-  ): SliceSession {
-    const provider = this.providers.create(task.model);
-    return new SliceSession({
+  ): { session: SliceSession; plan: { current?: PlanStep[] } } {
+    const { task, context } = claimed;
+    const kind: TaskKind = this.kinds.get(task.kind);
+    // A task's input never changes, so neither does its plan: computed once per task and worker,
+    // on first use, and frozen, since its steps' arguments are handed to tools in every later
+    // slice. Reused only with a context that was still current: that proves it is the same task
+    // (an id can come back with another input after Redis lost it, via a replayed Idempotency-Key).
+    const plan: { current?: PlanStep[] } = { current: claimed.held?.plan };
+    const provider = this.providers.create(task.model, {
+      plan: () => (plan.current ??= deepFreeze(kind.plan(task.input))),
+      doneSteps: context.doneSteps,
+      options: task.agent.scripted ?? {},
+      claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
+    });
+    const session = new SliceSession({
       task,
       kind,
       attempt: job.attempt,
       slice: job.slice,
       context,
       contextVersion: task.contextVersion,
-      writer,
+      writer: randomUUID(),
       onStepRecorded: () => heartbeat.touch(),
       provider,
       signal,
@@ -166,28 +169,18 @@ export class SliceRunner {
       recorder: this.recorder,
       executor: this.executor,
       spend: this.spend,
-      scripted: (issued, done): ScriptedSessionView => ({
-        taskId: task.id,
-        attempt: job.attempt,
-        plan: plan(),
-        doneSteps: done,
-        issuedThisSlice: issued,
-        options: task.agent.scripted ?? {},
-        claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
-        wedge: () => heartbeat.stop(),
-        crash: () => process.kill(process.pid, 'SIGKILL') as never,
-      }),
     });
+    return { session, plan };
   }
 
   private async handOff(
     task: TaskRecord,
     job: TurnJob,
-    outcome: { end: SliceEnd; detail?: string; reason?: FailureReason; claim?: string; question?: string },
+    result: SliceResult,
     keepContext: () => void,
   ): Promise<SliceOutcome> {
     const attempt = job.attempt;
-    switch (outcome.end) {
+    switch (result.end) {
       case 'next_slice':
         await this.tasks.transition(task, 'queued', { attempt, from: RUNNING });
         // Kept before the next slice is published: this worker may pick it up at once.
@@ -198,20 +191,20 @@ export class SliceRunner {
         await this.tasks.transition(task, 'verifying', {
           attempt,
           from: RUNNING,
-          fields: { claim: { summary: outcome.claim ?? '', attempt, at: Date.now() } },
-          eventData: { claim: outcome.claim ?? '' },
+          fields: { claim: { summary: result.claim ?? '', attempt, at: Date.now() } },
+          eventData: { claim: result.claim ?? '' },
         });
         return 'verifying';
       case 'waiting_on_human':
         await this.tasks.transition(task, 'waiting_on_human', {
           attempt,
           from: RUNNING,
-          fields: { humanQuestion: outcome.question ?? '', humanInput: null },
-          eventData: { question: outcome.question ?? '' },
+          fields: { humanQuestion: result.question ?? '', humanInput: null },
+          eventData: { question: result.question ?? '' },
         });
         return 'waiting_on_human';
       case 'failed_turn':
-        await this.failTurn(task, attempt, outcome.reason ?? 'tool_error', outcome.detail, RUNNING);
+        await this.failTurn(task, attempt, result.reason ?? 'tool_error', result.detail, RUNNING);
         return 'failed_turn';
     }
   }

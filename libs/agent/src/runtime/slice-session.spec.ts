@@ -1,8 +1,6 @@
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
+import { StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
-import { StepRecorder } from './step-recorder';
-import { TaskContextStore } from './task-context.store';
 import { modelSession } from './testing/model-session';
 
 /** A model that always asks for the next noop step and reports a large token usage. */

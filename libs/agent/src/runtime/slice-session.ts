@@ -1,20 +1,21 @@
 import type { VigilConfig } from '@vigil/config';
-import type { ActionRecord, KindTool, TaskKind } from '@vigil/kinds';
-import type { FailureReason, TaskRecord } from '@vigil/tasks';
+import type { KindTool, TaskKind } from '@vigil/kinds';
 import type {
-  ChatMessage,
-  ModelProvider,
-  ScriptedSessionView,
-  ToolCall,
-  ToolSpec,
-} from '../models/model-provider';
+  ActionRecord,
+  FailureReason,
+  SliceContext,
+  StepRecord,
+  StepRecorder,
+  TaskRecord,
+} from '@vigil/tasks';
+import type { ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
 import { estimateCostUsd, worstCaseCallCostUsd } from '../models/price-table';
 import { MAX_OUTPUT_TOKENS } from '../models/provider-support';
 import { BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
 import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt } from './prompt-builder';
-import { StepRecord, StepRecorder } from './step-recorder';
-import type { HeldContext, SliceContext } from './slice-context';
+import type { HeldSliceContext } from './slice-context';
+import { SliceConversation } from './slice-conversation';
 import { ToolExecutor, ToolOutcome } from './tool-executor';
 
 export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn';
@@ -45,17 +46,29 @@ export interface SliceSessionDeps {
   recorder: StepRecorder;
   executor: ToolExecutor;
   spend: GlobalSpendGate;
-  scripted: (issued: ReadonlySet<string>, done: ReadonlySet<string>) => ScriptedSessionView;
 }
+
+/** One tool step as it is recorded: what was called, how it went, what it cost. */
+interface StepDone {
+  tool: string;
+  args: Record<string, unknown>;
+  outcome: ToolOutcome;
+  started: number;
+  /** The model call's cost, charged with the first step it produced. */
+  costUsd?: number;
+  /** The model's call, when there was one: its result goes back into the conversation. */
+  call?: ToolCall;
+  extra?: Pick<StepRecord, 'finding' | 'message'>;
+}
+
+/** Worst-case prompt size reserved before a model call. */
+const RESERVED_INPUT_TOKENS = 50_000;
 
 /** The agent loop of one slice: model call → tool call → recorded step, at most SLICE_MAX_STEPS times. */
 export class SliceSession {
   private readonly tools: Map<string, KindTool>;
   private readonly toolSpecs: ToolSpec[];
-  private readonly issued = new Set<string>();
-  private readonly messages: ChatMessage[];
-  private readonly system: string;
-  private readonly scriptedView: ScriptedSessionView | undefined;
+  private readonly conversation: SliceConversation;
   private spentUsd: number;
   private lastError = '';
   private contextVersion: number;
@@ -75,30 +88,22 @@ export class SliceSession {
         parameters: tool.parameters,
       })),
     ];
-    const criteria = task.exitCriteria
-      .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
-      .join('\n');
-    // The scripted agent drives from the recorded log, not from text: no prompt is built for it.
-    const prompt = this.isScripted()
-      ? { system: '', messages: [] }
-      : buildPrompt(task, kind, context, criteria);
-    this.system = prompt.system;
-    this.messages = prompt.messages;
+    this.conversation = new SliceConversation(() => {
+      const criteria = task.exitCriteria
+        .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
+        .join('\n');
+      return buildPrompt(task, kind, context, criteria);
+    });
     this.spentUsd = task.spentUsd;
     this.contextVersion = deps.contextVersion;
-    this.scriptedView = this.isScripted() ? deps.scripted(this.issued, context.doneSteps) : undefined;
   }
 
   async run(): Promise<SliceResult> {
-    const { config, signal } = this.deps;
+    const { config, signal, task } = this.deps;
     for (let steps = 0; steps < config.sliceMaxSteps;) {
       signal.throwIfAborted();
-      if (this.spentUsd >= this.deps.task.budgetUsd && this.deps.task.budgetUsd > 0 && !this.isScripted()) {
-        return {
-          end: 'failed_turn',
-          reason: 'limit',
-          detail: `task budget of $${this.deps.task.budgetUsd} reached`,
-        };
+      if (task.budgetUsd > 0 && this.spentUsd >= task.budgetUsd) {
+        return { end: 'failed_turn', reason: 'limit', detail: `task budget of $${task.budgetUsd} reached` };
       }
       const started = Date.now();
       let calls: ToolCall[];
@@ -107,31 +112,26 @@ export class SliceSession {
         const reply = await this.generate();
         calls = reply.toolCalls;
         costUsd = reply.costUsd;
-        this.remember({ role: 'assistant', content: reply.text, toolCalls: calls });
+        this.conversation.assistant(reply.text, calls);
       } catch (error) {
         signal.throwIfAborted();
         if (error instanceof GlobalSpendLimitError)
           return { end: 'failed_turn', reason: 'limit', detail: error.message };
-        const failed = await this.recordStep(
-          '(model)',
-          {},
-          { key: null, ok: false, error: String(error) },
-          started,
-        );
         steps++;
+        const failed = await this.recordStep({ tool: '(model)', args: {}, outcome: failure(error), started });
         if (failed) return failed;
         continue;
       }
       if (calls.length === 0) {
-        const failed = await this.recordStep(
-          '(model)',
-          {},
-          { key: null, ok: false, error: 'no tool call' },
+        steps++;
+        const failed = await this.recordStep({
+          tool: '(model)',
+          args: {},
+          outcome: failure('no tool call'),
           started,
           costUsd,
-        );
-        this.remember({ role: 'user', content: 'Call exactly one of the tools to make progress.' });
-        steps++;
+        });
+        this.conversation.user('Call exactly one of the tools to make progress.');
         if (failed) return failed;
         continue;
       }
@@ -147,7 +147,7 @@ export class SliceSession {
   }
 
   /** The context as this slice leaves it, for the task's next slice if it runs in this process. */
-  heldContext(): HeldContext | undefined {
+  heldContext(): HeldSliceContext | undefined {
     if (!this.contextCurrent || this.actionsRecorded === 0) return undefined;
     return {
       attempt: this.deps.attempt,
@@ -158,26 +158,12 @@ export class SliceSession {
     };
   }
 
-  private remember(message: ChatMessage): void {
-    if (!this.isScripted()) this.messages.push(message);
-  }
-
-  private isScripted(): boolean {
-    return this.deps.provider.readsPrompt === false;
-  }
-
   private async generate(): Promise<{ text: string; toolCalls: ToolCall[]; costUsd: number }> {
     const { provider, signal, spend } = this.deps;
-    const reserved = this.isScripted() ? 0 : worstCaseCallCostUsd(provider.name, 50_000, MAX_OUTPUT_TOKENS);
+    const reserved = worstCaseCallCostUsd(provider, RESERVED_INPUT_TOKENS, MAX_OUTPUT_TOKENS);
     if (reserved > 0) await spend.reserve(reserved);
-    const reply = await provider.generate({
-      system: this.system,
-      messages: this.messages,
-      tools: this.toolSpecs,
-      signal,
-      session: this.scriptedView,
-    });
-    const costUsd = estimateCostUsd(this.isScripted() ? 'scripted' : provider.name, reply.usage);
+    const reply = await provider.generate(this.conversation.request(this.toolSpecs, signal));
+    const costUsd = estimateCostUsd(provider, reply.usage);
     // Only an answered call is settled to its real cost; a call that failed or was aborted may
     // still be billed, so its reservation stays counted against the cap.
     if (reserved > 0) await spend.settle(reserved, costUsd);
@@ -190,14 +176,8 @@ export class SliceSession {
     if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd);
     const tool = this.tools.get(call.name);
     if (!tool) {
-      return this.recordStep(
-        call.name,
-        args,
-        { key: null, ok: false, error: `unknown tool ${call.name}` },
-        started,
-        costUsd,
-        call,
-      );
+      const outcome = failure(`unknown tool ${call.name}`);
+      return this.recordStep({ tool: call.name, args, outcome, started, costUsd, call });
     }
     const { task, attempt, context, signal, config } = this.deps;
     const outcome = await this.deps.executor.run(tool, args, {
@@ -208,8 +188,7 @@ export class SliceSession {
       signal,
       services: { config },
     });
-    if (outcome.key) this.issued.add(outcome.key);
-    return this.recordStep(call.name, args, outcome, started, costUsd, call);
+    return this.recordStep({ tool: call.name, args, outcome, started, costUsd, call });
   }
 
   private async builtin(
@@ -218,50 +197,32 @@ export class SliceSession {
     started: number,
     costUsd: number,
   ): Promise<SliceResult | undefined> {
+    const step = { tool: call.name, args, started, costUsd, call };
     let text: string;
     try {
-      text = stringArg(
-        args,
-        call.name === 'request_human_input' ? 'question' : call.name === 'finish_task' ? 'summary' : 'text',
-      );
+      const field =
+        call.name === 'request_human_input' ? 'question' : call.name === 'finish_task' ? 'summary' : 'text';
+      text = stringArg(args, field);
     } catch (error) {
-      return this.recordStep(
-        call.name,
-        args,
-        { key: null, ok: false, error: String(error) },
-        started,
-        costUsd,
-        call,
-      );
+      return this.recordStep({ ...step, outcome: failure(error) });
     }
-    const extra: Partial<StepRecord> = {};
+    const extra: StepDone['extra'] = {};
     if (call.name === 'record_finding') extra.finding = { text, attempt: this.deps.attempt, at: Date.now() };
     if (call.name === 'message_user') extra.message = { kind: 'agent', text };
-    const failed = await this.recordStep(
-      call.name,
-      args,
-      { key: null, ok: true, result: { ok: true } },
-      started,
-      costUsd,
-      call,
+    const failed = await this.recordStep({
+      ...step,
+      outcome: { key: null, ok: true, result: { ok: true } },
       extra,
-    );
+    });
     if (failed) return failed;
     if (call.name === 'finish_task') return { end: 'verifying', claim: text };
     if (call.name === 'request_human_input') return { end: 'waiting_on_human', question: text };
     return undefined;
   }
 
-  private async recordStep(
-    tool: string,
-    args: Record<string, unknown>,
-    outcome: ToolOutcome,
-    started: number,
-    costUsd = 0,
-    call?: ToolCall,
-    extra: Partial<StepRecord> = {},
-  ): Promise<SliceResult | undefined> {
+  private async recordStep(done: StepDone): Promise<SliceResult | undefined> {
     const { task, attempt, slice, recorder, context, config } = this.deps;
+    const { tool, args, outcome, started, costUsd = 0, call, extra = {} } = done;
     const action: Omit<ActionRecord, 'step'> = {
       attempt,
       slice,
@@ -273,7 +234,6 @@ export class SliceSession {
       durationMs: Date.now() - started,
       ...(outcome.deduplicated ? { deduplicated: true } : {}),
     };
-    const currentStep = outcome.key ? `${tool} ${outcome.key}` : tool;
     const outputJson =
       outcome.ok && outcome.key && outcome.result !== undefined ? JSON.stringify(outcome.result) : undefined;
     const recorded = await recorder.record({
@@ -283,7 +243,7 @@ export class SliceSession {
       succeeded: outcome.ok,
       outputJson,
       journal: outcome.journal,
-      currentStep,
+      currentStep: outcome.key ? `${tool} ${outcome.key}` : tool,
       spentUsd: costUsd,
       writer: this.deps.writer,
       ...extra,
@@ -300,16 +260,9 @@ export class SliceSession {
       if (outputJson !== undefined) context.outputs.set(outcome.key, JSON.parse(outputJson));
     }
     if (extra.finding !== undefined) context.findings.push(JSON.parse(JSON.stringify(extra.finding)));
-    if (call && !this.isScripted()) {
-      this.remember({
-        role: 'tool',
-        toolCallId: call.id,
-        name: call.name,
-        content: JSON.stringify(
-          outcome.ok ? (outcome.result ?? { ok: true }) : { error: outcome.error },
-        ).slice(0, 8000),
-        isError: !outcome.ok,
-      });
+    if (call) {
+      const payload = outcome.ok ? (outcome.result ?? { ok: true }) : { error: outcome.error };
+      this.conversation.toolResult(call, outcome.ok, payload);
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (recorded.consecutiveErrors >= config.maxConsecutiveErrors) {
@@ -321,4 +274,8 @@ export class SliceSession {
     }
     return undefined;
   }
+}
+
+function failure(error: unknown): ToolOutcome {
+  return { key: null, ok: false, error: String(error) };
 }

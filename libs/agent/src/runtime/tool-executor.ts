@@ -1,8 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { KindTool, ToolContext } from '@vigil/kinds';
-import { StaleAttemptError, TaskNotActiveError } from '@vigil/tasks';
-import type { JournalEntry } from './task-context.store';
-import { WriteJournal } from './write-journal';
+import { JournalEntry, StaleAttemptError, TaskNotActiveError, WriteJournal } from '@vigil/tasks';
 
 export interface ToolOutcome {
   key: string | null;

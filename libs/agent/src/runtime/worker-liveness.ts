@@ -4,8 +4,6 @@ import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
 
-export const WORKER_CLIENT_PREFIX = 'vigil-worker:';
-
 /**
  * Makes this Worker process's life visible to the Watcher: it registers itself and holds one Redis
  * connection named after its id. A killed process's connection is closed by the kernel at once, so
@@ -23,7 +21,7 @@ export class WorkerLiveness implements OnModuleInit, OnModuleDestroy {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.connection = createRedis(this.config.redisUrl, `${WORKER_CLIENT_PREFIX}${this.workerId}`);
+    this.connection = createRedis(this.config.redisUrl, this.keys.workerClientName(this.workerId));
     await this.connection.ping();
     await this.register();
     // After a reconnect (a blip, a Redis restart) a Watcher may have forgotten this worker.

@@ -3,7 +3,7 @@ import type { TaskEvent } from '@vigil/events';
 import type { TaskRepository } from '@vigil/tasks';
 import type { DeliveryOutbox } from '../delivery/delivery-outbox';
 import { composeForEvent, producesMessage } from '../messages/compose';
-import type { AppendOutcome, MessageLog } from '../messages/message-log';
+import type { AppendOutcome, MessageLog } from '@vigil/tasks';
 import { eventMessageId, toUserMessage } from '../messages/user-message';
 
 /**

@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { MessageLog } from '../messages/message-log';
+import { MessageLog } from '@vigil/tasks';
 import { TaskEventStream } from './task-event-stream';
 
 /** What the API needs to serve live streams: reads only, no consumer group, no delivery. */

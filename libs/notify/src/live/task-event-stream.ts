@@ -5,7 +5,7 @@ import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { RedisKeys } from '@vigil/redis';
 import { TERMINAL_STATUSES, TaskRecord } from '@vigil/tasks';
 import { producesMessage } from '../messages/compose';
-import type { MessageLog } from '../messages/message-log';
+import type { MessageLog } from '@vigil/tasks';
 import { eventMessageId, UserMessage } from '../messages/user-message';
 import { SSE_HEARTBEAT, sseFrame } from './sse-frame';
 

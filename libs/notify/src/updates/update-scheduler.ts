@@ -4,7 +4,7 @@ import type { VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { decodeTask, TaskRecord } from '@vigil/tasks';
 import type { DeliveryOutbox } from '../delivery/delivery-outbox';
-import type { ClaimOutcome, MessageLog } from '../messages/message-log';
+import type { ClaimOutcome, MessageLog } from '@vigil/tasks';
 import { progressText } from '../messages/progress-text';
 import { toUserMessage, updateMessageId, UserMessage } from '../messages/user-message';
 

@@ -19,14 +19,18 @@
   ARGV[7] first user update due (ms)
   ARGV[8] event stream max length (approximate)
 
-  Returns {1, id} created · {2, id} same request seen before · {-5, id} same key, other request
+  Returns {code, id}: CREATED · EXISTING (same request seen before) · IDEMPOTENCY_CONFLICT (same
+  key, another request)
 ]]
+--- @include "codes"
+--- @include "event"
+
 local existingHash = redis.call('HGET', KEYS[1], 'requestHash')
 if existingHash then
-  if ARGV[3] ~= '' and existingHash == ARGV[3] then return {2, ARGV[1]} end
-  return {-5, ARGV[1]}
+  if ARGV[3] ~= '' and existingHash == ARGV[3] then return {CODE.EXISTING, ARGV[1]} end
+  return {CODE.IDEMPOTENCY_CONFLICT, ARGV[1]}
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return {-5, ARGV[1]} end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE.IDEMPOTENCY_CONFLICT, ARGV[1]} end
 
 local fields = cjson.decode(ARGV[2])
 local flat = {}
@@ -45,7 +49,6 @@ redis.call('ZADD', KEYS[5], tonumber(ARGV[5]), ARGV[1])
 redis.call('ZADD', KEYS[6], tonumber(ARGV[6]), ARGV[1])
 redis.call('ZADD', KEYS[7], tonumber(ARGV[7]), ARGV[1])
 
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[8], '*',
-  'type', 'task.created', 'taskId', ARGV[1], 'tenantId', fields['tenantId'] or '',
-  'attempt', fields['attempt'] or '1', 'at', ARGV[4], 'status', 'queued', 'from', '', 'data', '{}')
-return {1, ARGV[1]}
+emitEvent(KEYS[4], ARGV[8], 'task.created', ARGV[1], fields['tenantId'], fields['attempt'] or '1', ARGV[4],
+  'queued', '', '{}')
+return {CODE.CREATED, ARGV[1]}

@@ -15,13 +15,16 @@
   ARGV[5] event stream max length (approximate)
   ARGV[6] "1" to append a task.progress event
 
-  Returns {code, status, attempt}: 0 written · -1 no such task · -3 stale attempt · -6 not running
+  Returns {code, status, attempt}: APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (not running)
 ]]
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId')
+--- @include "fence"
+--- @include "statuses"
+--- @include "event"
+
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id')
 local status, attempt = stored[1], tonumber(stored[2])
-if not status then return {-1, '', 0} end
-if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt} end
-if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt} end
+local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
+if refusal then return {refusal, status or '', attempt or 0} end
 
 local updates = {'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2]}
 for name, value in pairs(cjson.decode(ARGV[4])) do
@@ -29,10 +32,8 @@ for name, value in pairs(cjson.decode(ARGV[4])) do
   updates[#updates + 1] = value
 end
 redis.call('HSET', KEYS[1], unpack(updates))
-redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), redis.call('HGET', KEYS[1], 'id'))
+redis.call('ZADD', KEYS[3], tonumber(ARGV[3]), stored[4])
 if ARGV[6] == '1' then
-  redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[5], '*',
-    'type', 'task.progress', 'taskId', redis.call('HGET', KEYS[1], 'id'), 'tenantId', stored[3] or '',
-    'attempt', tostring(attempt), 'at', ARGV[2], 'status', status, 'from', status, 'data', ARGV[4])
+  emitEvent(KEYS[2], ARGV[5], 'task.progress', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[4])
 end
-return {0, status, attempt}
+return {CODE.APPLIED, status, attempt}

@@ -25,9 +25,13 @@
   ARGV[11] event stream max length (approximate)
   ARGV[12] integer increments, JSON object of field -> n ("" none)
 
-  Returns {code, status, attempt}: 0 applied · -1 no such task · -2 transition not allowed ·
-  -3 stale attempt (fenced) · -4 current status not among the required ones
+  Returns {code, status, attempt}: APPLIED · NOT_FOUND · NOT_ALLOWED (the table forbids it) ·
+  STALE_ATTEMPT (fenced) · STATUS_MISMATCH (current status not among the required ones)
 ]]
+--- @include "fence"
+--- @include "statuses"
+--- @include "event"
+
 local ALLOWED = {
   queued = {running = 1, paused = 1, cancelled = 1, retrying = 1, failed = 1},
   running = {queued = 1, waiting_on_tool = 1, waiting_on_human = 1, verifying = 1, paused = 1,
@@ -40,25 +44,28 @@ local ALLOWED = {
   retrying = {queued = 1, failed = 1, cancelled = 1, paused = 1},
   completed = {}, failed = {}, cancelled = {},
 }
+-- The order of KEYS[7..16] (TASK_STATUSES in task-status.ts).
 local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'paused',
                       'verifying', 'retrying', 'completed', 'failed', 'cancelled'}
-local ACTIVE = {queued = 1, running = 1, waiting_on_tool = 1, retrying = 1}
-local TERMINAL = {completed = 1, failed = 1, cancelled = 1}
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory')
 local from, attempt = stored[1], tonumber(stored[2])
-if not from then return {-1, '', 0} end
+if not from then return {CODE.NOT_FOUND, '', 0} end
 local to = ARGV[2]
 
-if ARGV[3] ~= '' and tonumber(ARGV[3]) < attempt then return {-3, from, attempt} end
+-- Operator actions (stop, pause, resume, input) act for no attempt and are never fenced.
+if ARGV[3] ~= '' then
+  local refusal = fenceRefusal(from, attempt, ARGV[3], nil)
+  if refusal then return {refusal, from, attempt} end
+end
 if ARGV[4] ~= '' then
   local required = false
   for status in string.gmatch(ARGV[4], '[^,]+') do
     if status == from then required = true end
   end
-  if not required then return {-4, from, attempt} end
+  if not required then return {CODE.STATUS_MISMATCH, from, attempt} end
 end
-if not ALLOWED[from] or not ALLOWED[from][to] then return {-2, from, attempt} end
+if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE.NOT_ALLOWED, from, attempt} end
 
 local now = ARGV[5]
 local updates = {'status', to, 'updatedAt', now}
@@ -123,7 +130,5 @@ if eventType == '' then
 end
 local data = ARGV[10]
 if data == '' then data = '{}' end
-redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[11], '*',
-  'type', eventType, 'taskId', id, 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
-  'at', now, 'status', to, 'from', from, 'data', data)
-return {0, to, attempt}
+emitEvent(KEYS[2], ARGV[11], eventType, id, stored[3], attempt, now, to, from, data)
+return {CODE.APPLIED, to, attempt}

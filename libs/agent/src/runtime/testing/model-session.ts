@@ -1,13 +1,16 @@
 import { noopKind, TaskKind } from '@vigil/kinds';
 import type { RedisTestContext } from '@vigil/testing';
-import type { TaskRecord } from '@vigil/tasks';
+import {
+  SpendLedger,
+  WriteJournal,
+  type SliceContext,
+  type StepRecorder,
+  type TaskRecord,
+} from '@vigil/tasks';
 import type { ModelProvider } from '../../models/model-provider';
 import { GlobalSpendGate } from '../global-spend.gate';
-import type { SliceContext } from '../slice-context';
 import { SliceSession } from '../slice-session';
-import { StepRecorder } from '../step-recorder';
 import { ToolExecutor } from '../tool-executor';
-import { WriteJournal } from '../write-journal';
 
 /** A noop task's slice (attempt 1, slice 1) driven by a test model, on the test's real Redis. */
 export function modelSession(
@@ -29,10 +32,7 @@ export function modelSession(
     signal: new AbortController().signal,
     config: ctx.config,
     recorder,
-    executor: new ToolExecutor(new WriteJournal(recorder, ctx.keys)),
-    spend: new GlobalSpendGate(ctx.redis, ctx.keys, recorder, ctx.config),
-    scripted: () => {
-      throw new Error('not a scripted run');
-    },
+    executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
+    spend: new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
   });
 }

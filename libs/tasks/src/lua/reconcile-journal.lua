@@ -15,14 +15,17 @@
   ARGV[3] journal entry, JSON
   ARGV[4] output, JSON
 
-  Returns 1 recorded · 0 refused (task moved on)
+  Returns {code}: APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (not retrying: the task moved on)
 ]]
+--- @include "fence"
+
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
-if stored[1] ~= 'retrying' or tonumber(stored[2]) ~= tonumber(ARGV[1]) then return 0 end
+local refusal = fenceRefusal(stored[1], stored[2], ARGV[1], {retrying = true})
+if refusal then return {refusal} end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[2])
 redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'completedUnits', redis.call('SCARD', KEYS[3]))
 -- A worker holding this task's context from before must read it again.
 redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
-return 1
+return {CODE.APPLIED}

@@ -29,13 +29,16 @@
   ARGV[14] id of the slice run recording the step (contextWriter: see load-slice.lua)
 
   Returns {code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion}:
-  0 recorded · -1 no such task · -3 stale attempt · -6 task not running
+  APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (task not running)
 ]]
+--- @include "fence"
+--- @include "statuses"
+--- @include "event"
+
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits')
 local status, attempt = stored[1], tonumber(stored[2])
-if not status then return {-1, '', 0, 0, 0, 0, 0} end
-if tonumber(ARGV[1]) ~= attempt then return {-3, status, attempt, 0, 0, 0, 0} end
-if status ~= 'running' and status ~= 'waiting_on_tool' then return {-6, status, attempt, 0, 0, 0, 0} end
+local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
+if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
 
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
 local step = redis.call('LLEN', KEYS[2]) + 1
@@ -62,12 +65,8 @@ redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
 
 local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed,
   totalUnits = tonumber(stored[5]), step = step})
-redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[12], '*',
-  'type', 'task.progress', 'taskId', stored[4], 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
-  'at', ARGV[2], 'status', status, 'from', status, 'data', progress)
+emitEvent(KEYS[7], ARGV[12], 'task.progress', stored[4], stored[3], attempt, ARGV[2], status, status, progress)
 if ARGV[11] ~= '' then
-  redis.call('XADD', KEYS[7], 'MAXLEN', '~', ARGV[12], '*',
-    'type', 'task.message', 'taskId', stored[4], 'tenantId', stored[3] or '', 'attempt', tostring(attempt),
-    'at', ARGV[2], 'status', status, 'from', status, 'data', ARGV[11])
+  emitEvent(KEYS[7], ARGV[12], 'task.message', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[11])
 end
-return {0, status, attempt, step, completed, errors, contextVersion}
+return {CODE.APPLIED, status, attempt, step, completed, errors, contextVersion}

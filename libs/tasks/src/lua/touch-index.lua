@@ -10,9 +10,12 @@
   ARGV[3] expected attempt
   ARGV[4] new score (ms)
 
-  Returns 1 moved · 0 the task moved on
+  Returns {code}: APPLIED (moved) · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (the task moved on)
 ]]
+--- @include "fence"
+
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
-if stored[1] ~= ARGV[2] or stored[2] ~= ARGV[3] then return 0 end
+local refusal = fenceRefusal(stored[1], stored[2], ARGV[3], {[ARGV[2]] = true})
+if refusal then return {refusal} end
 redis.call('ZADD', KEYS[2], tonumber(ARGV[4]), ARGV[1])
-return 1
+return {CODE.APPLIED}

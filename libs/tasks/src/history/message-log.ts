@@ -1,26 +1,28 @@
+import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { RedisKeys, ScriptRunner } from '@vigil/redis';
-import { loadNotifyScripts, NotifyScriptCode } from '../notify-scripts';
+import { REDIS, RedisKeys } from '@vigil/redis';
+import { MessageScriptCode } from '../scripts/script-codes';
+import { TaskScripts } from '../scripts/task-scripts';
 import type { UserMessage } from './user-message';
 
 export type AppendOutcome = 'appended' | 'duplicate' | 'after_final' | 'other_final' | 'missing';
 export type ClaimOutcome = 'claimed' | 'not_due' | 'parked' | 'finished' | 'missing' | 'slot_moved';
 
 const APPEND: Record<number, AppendOutcome> = {
-  [NotifyScriptCode.Appended]: 'appended',
-  [NotifyScriptCode.Duplicate]: 'duplicate',
-  [NotifyScriptCode.NotFound]: 'missing',
-  [NotifyScriptCode.AfterFinal]: 'after_final',
-  [NotifyScriptCode.OtherFinal]: 'other_final',
+  [MessageScriptCode.Appended]: 'appended',
+  [MessageScriptCode.Duplicate]: 'duplicate',
+  [MessageScriptCode.NotFound]: 'missing',
+  [MessageScriptCode.AfterFinal]: 'after_final',
+  [MessageScriptCode.OtherFinal]: 'other_final',
 };
 
 const CLAIM: Record<number, ClaimOutcome> = {
-  [NotifyScriptCode.Appended]: 'claimed',
-  [NotifyScriptCode.NotDue]: 'not_due',
-  [NotifyScriptCode.Parked]: 'parked',
-  [NotifyScriptCode.Finished]: 'finished',
-  [NotifyScriptCode.NotFound]: 'missing',
-  [NotifyScriptCode.SlotMoved]: 'slot_moved',
+  [MessageScriptCode.Appended]: 'claimed',
+  [MessageScriptCode.NotDue]: 'not_due',
+  [MessageScriptCode.Parked]: 'parked',
+  [MessageScriptCode.Finished]: 'finished',
+  [MessageScriptCode.NotFound]: 'missing',
+  [MessageScriptCode.SlotMoved]: 'slot_moved',
 };
 
 function outcome<T>(table: Record<number, T>, code: number, script: string): T {
@@ -33,15 +35,13 @@ function outcome<T>(table: Record<number, T>, code: number, script: string): T {
  * The task's user-message log (served by GET /v1/tasks/:id/messages): the channel every message
  * takes, and the one place a message is deduplicated. Writes are the two scripts; reads are plain.
  */
+@Injectable()
 export class MessageLog {
-  private readonly scripts: ScriptRunner;
-
   constructor(
-    private readonly redis: Redis,
+    @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {
-    this.scripts = loadNotifyScripts(redis);
-  }
+    private readonly scripts: TaskScripts = new TaskScripts(redis),
+  ) {}
 
   /** An event's message; `final` claims the task's one final message. */
   async append(message: UserMessage, final: boolean, outbox: string[], now: number): Promise<AppendOutcome> {

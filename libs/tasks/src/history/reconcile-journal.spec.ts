@@ -1,17 +1,24 @@
-import { HeldContext, TaskContextStore } from '@vigil/agent';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
-import { SupervisorScripts } from './supervisor-scripts';
+import { TaskRepository } from '../task.repository';
+import type { HeldContext, JournalEntry } from './history.types';
+import { TaskContextStore } from './task-context.store';
+import { WriteJournal } from './write-journal';
 
-describe('SupervisorScripts.recordReconciled', () => {
-  const ctx = new RedisTestContext('supervisor-scripts');
+describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
+  const ctx = new RedisTestContext('reconcile-journal');
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const scripts = new SupervisorScripts(ctx.redis, ctx.keys);
+  const scripts = new WriteJournal(ctx.redis, ctx.keys);
   afterAll(() => ctx.close());
 
   it('records a found write only during its recovery, and makes held slice contexts stale', async () => {
     const { task } = await tasks.create('reconciled-1', newNoopTask({ input: { steps: 4 }, totalUnits: 4 }));
-    const entry = { state: 'done', attempt: 1, at: 1, result: { id: 'obj_1' }, reconciled: true };
+    const entry: JournalEntry = {
+      state: 'done',
+      attempt: 1,
+      at: 1,
+      result: { id: 'obj_1' },
+      reconciled: true,
+    };
 
     // Still queued: not a recovery in progress, nothing is written.
     expect(await scripts.recordReconciled(task, 'write:1', entry, { id: 'obj_1' })).toBe(false);

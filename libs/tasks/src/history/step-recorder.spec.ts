@@ -1,5 +1,6 @@
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { StaleAttemptError, TaskNotActiveError, TaskRepository } from '@vigil/tasks';
+import { StaleAttemptError, TaskNotActiveError } from '../task-errors';
+import { TaskRepository } from '../task.repository';
 import { StepRecorder } from './step-recorder';
 
 describe('record-step.lua', () => {

@@ -1,25 +1,19 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { ActionRecord } from '@vigil/kinds';
-import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
-import { decodeTask, type TaskRecord } from '@vigil/tasks';
-import { loadAgentScripts } from './agent-scripts';
-import type { HeldContext, SliceContext } from './slice-context';
-
-export interface JournalEntry {
-  state: 'intent' | 'done';
-  attempt: number;
-  at: number;
-  args?: Record<string, unknown>;
-  result?: unknown;
-  reconciled?: boolean;
-}
-
-/** All that is known about a task's past, all of it recorded by the runtime: the Watcher's view. */
-export interface TaskContext extends SliceContext {
-  actions: ActionRecord[];
-  journal: Map<string, JournalEntry>;
-}
+import { REDIS, RedisKeys } from '@vigil/redis';
+import { decodeTask } from '../task-codec';
+import { InvalidCursorError } from '../task-errors';
+import type { TaskRecord } from '../task.types';
+import { ContextReply } from '../scripts/script-codes';
+import { TaskScripts } from '../scripts/task-scripts';
+import {
+  emptySliceContext,
+  type ActionRecord,
+  type HeldContext,
+  type JournalEntry,
+  type SliceContext,
+  type TaskContext,
+} from './history.types';
 
 const parse = <T>(raw: string): T => JSON.parse(raw) as T;
 
@@ -31,13 +25,21 @@ function reply(replies: PipelineReplies, index: number): unknown {
   return result;
 }
 
-type SliceReply = [string[], 0] | [string[], 1, string[], string[], string[]];
+type SliceReply =
+  [string[], ContextReply.Held] | [string[], ContextReply.Included, string[], string[], string[]];
 
 /** A slice's start: the record, and its context: held and current, held but out of date (read), none held (read). */
-export interface LoadedSlice {
+export interface LoadedSlice<Plan = unknown> {
   task: TaskRecord | null;
   context: SliceContext;
   source: 'held' | 'stale' | 'none';
+  /** The held entry, when it was current. */
+  held?: HeldContext<Plan>;
+}
+
+export interface LogPage {
+  data: unknown[];
+  nextCursor?: string;
 }
 
 function fromPairs(flat: string[]): Record<string, string> {
@@ -46,16 +48,14 @@ function fromPairs(flat: string[]): Record<string, string> {
   return hash;
 }
 
+/** Reads of what was recorded beside a task's record: its context, its logs, its triggers. */
 @Injectable()
 export class TaskContextStore {
-  private readonly scripts: ScriptRunner;
-
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-  ) {
-    this.scripts = loadAgentScripts(redis);
-  }
+    private readonly scripts: TaskScripts = new TaskScripts(redis),
+  ) {}
 
   /** The whole context, action log and journal included, in one round trip (the Watcher's view). */
   async load(taskId: string): Promise<TaskContext> {
@@ -86,7 +86,7 @@ export class TaskContextStore {
    * context that is still current (load-slice.lua says when) is returned as it is instead of
    * being read again.
    */
-  async loadForSlice(taskId: string, held?: HeldContext): Promise<LoadedSlice> {
+  async loadForSlice<Plan>(taskId: string, held?: HeldContext<Plan>): Promise<LoadedSlice<Plan>> {
     const replies = await this.scripts.run<SliceReply>(
       'load-slice',
       [
@@ -99,9 +99,9 @@ export class TaskContextStore {
       [held?.attempt ?? 0, held?.actions ?? -1, held?.version ?? -1, held?.writer ?? ''],
     );
     const task = decodeTask(fromPairs(replies[0]));
-    if (replies[1] === 0) {
-      if (task && held) return { task, context: held.context, source: 'held' };
-      return { task, context: { doneSteps: new Set(), outputs: new Map(), findings: [] }, source: 'none' };
+    if (replies[1] === ContextReply.Held) {
+      if (task && held) return { task, context: held.context, source: 'held', held };
+      return { task, context: emptySliceContext(), source: 'none' };
     }
     const [, , done, outputs, findings] = replies;
     const context: SliceContext = {
@@ -114,8 +114,26 @@ export class TaskContextStore {
     return { task, context, source: held ? 'stale' : 'none' };
   }
 
-  /** Claims a scripted misbehaviour for a task; true only for the first claimer. */
+  /** Claims a one-time trigger of a task (a scripted misbehaviour); true only for the first claimer. */
   async claimTrigger(taskId: string, name: string): Promise<boolean> {
     return (await this.redis.hsetnx(this.keys.triggers(taskId), name, String(Date.now()))) === 1;
+  }
+
+  /** The action log, oldest first, cursor-paged (the cursor is a position). */
+  actionsPage(taskId: string, limit: number, cursor?: string): Promise<LogPage> {
+    return this.page(this.keys.actions(taskId), limit, cursor);
+  }
+
+  /** The user-message log, oldest first, cursor-paged. */
+  messagesPage(taskId: string, limit: number, cursor?: string): Promise<LogPage> {
+    return this.page(this.keys.messages(taskId), limit, cursor);
+  }
+
+  private async page(key: string, limit: number, cursor?: string): Promise<LogPage> {
+    if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InvalidCursorError();
+    const start = cursor ? Number(cursor) : 0;
+    const raw = await this.redis.lrange(key, start, start + limit);
+    const data = raw.slice(0, limit).map((entry) => JSON.parse(entry) as unknown);
+    return raw.length > limit ? { data, nextCursor: String(start + limit) } : { data };
   }
 }

@@ -1,11 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import type { ActionRecord } from '@vigil/kinds';
-import { REDIS, RedisKeys, ScriptRunner } from '@vigil/redis';
-import { scriptRefusal, TaskScriptCode, type TaskStatus } from '@vigil/tasks';
-import { loadAgentScripts } from './agent-scripts';
-import type { JournalEntry } from './task-context.store';
+import { REDIS, RedisKeys } from '@vigil/redis';
+import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
+import { TaskScripts } from '../scripts/task-scripts';
+import type { TaskStatus } from '../task-status';
+import type { ActionRecord, JournalEntry } from './history.types';
 
 export interface StepRecord {
   taskId: string;
@@ -36,15 +36,12 @@ type Reply = [number, string, number, number, number, number, number];
 /** Writes one tool step's bookkeeping in a single fenced script call (one round trip). */
 @Injectable()
 export class StepRecorder {
-  readonly scripts: ScriptRunner;
-
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
-  ) {
-    this.scripts = loadAgentScripts(redis);
-  }
+    private readonly scripts: TaskScripts = new TaskScripts(redis),
+  ) {}
 
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
@@ -79,7 +76,7 @@ export class StepRecorder {
           record.writer ?? '',
         ],
       );
-    if (code !== TaskScriptCode.Applied)
+    if (code !== ScriptCode.Applied)
       throw scriptRefusal(code, id, {
         status: status as TaskStatus,
         storedAttempt: attempt,

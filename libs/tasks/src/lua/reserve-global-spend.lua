@@ -7,11 +7,13 @@
   ARGV[1] amount in USD
   ARGV[2] limit in USD ("" = no limit)
 
-  Returns {1, total} reserved · {0, total} refused: the call would exceed the limit
+  Returns {code, total}: APPLIED (reserved) · NOT_ALLOWED (refused: the call would exceed the limit)
 ]]
+--- @include "codes"
+
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if amount > 0 and ARGV[2] ~= '' and current + amount > tonumber(ARGV[2]) then
-  return {0, tostring(current)}
+  return {CODE.NOT_ALLOWED, tostring(current)}
 end
-return {1, redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])}
+return {CODE.APPLIED, redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])}

@@ -1,12 +1,12 @@
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError, TaskRepository } from '@vigil/tasks';
-import { StepRecorder } from './step-recorder';
+import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError } from '../task-errors';
+import { TaskRepository } from '../task.repository';
 import { WriteJournal } from './write-journal';
 
 describe('WriteJournal (journal-intent.lua)', () => {
   const ctx = new RedisTestContext('write-journal');
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const journal = new WriteJournal(new StepRecorder(ctx.redis, ctx.keys, ctx.config), ctx.keys);
+  const journal = new WriteJournal(ctx.redis, ctx.keys);
   afterAll(() => ctx.close());
 
   it('journals an intent once; a later begin sees it unknown, or done once its result is recorded', async () => {

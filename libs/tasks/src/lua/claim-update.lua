@@ -30,57 +30,58 @@
   ARGV[8] event stream max length (approximate)
   ARGV[9..] outbox entries (JSON)
 
-  Returns {code, next due}: 1 claimed · 0 not due, rescored · -1 no such task · -7 finished ·
-  -8 the caller's slot is not the current one (nothing changed) · -9 parked (paused or waiting), rescored
+  Returns {code, next due}: MESSAGE.APPENDED (claimed) · NOT_DUE (rescored) · NOT_FOUND ·
+  FINISHED · SLOT_MOVED (the caller's slot is not the current one: nothing changed) · PARKED
+  (paused or waiting, rescored)
 ]]
-local PARKED = {paused = 1, waiting_on_human = 1}
-local TERMINAL = {completed = 1, failed = 1, cancelled = 1}
+--- @include "codes"
+--- @include "statuses"
+--- @include "event"
+
 local id = ARGV[1]
 local stored = redis.call('HMGET', KEYS[1], 'status', 'createdAt', 'lastUserUpdateAt', 'finalMessageId',
   'tenantId', 'attempt')
 local status = stored[1]
 if not status then
   redis.call('ZREM', KEYS[2], id)
-  return {-1, 0}
+  return {MESSAGE.NOT_FOUND, 0}
 end
 if TERMINAL[status] or stored[4] then
   redis.call('ZREM', KEYS[2], id)
-  return {-7, 0}
+  return {MESSAGE.FINISHED, 0}
 end
 
 local now, interval, createdAt = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(stored[2])
 local slot = math.floor((now - createdAt) / interval)
-if slot ~= tonumber(ARGV[4]) or ARGV[5] == '' then return {-8, 0} end
+if slot ~= tonumber(ARGV[4]) or ARGV[5] == '' then return {MESSAGE.SLOT_MOVED, 0} end
 local nextDue = createdAt + (slot + 1) * interval
 if slot < 1 then
   redis.call('ZADD', KEYS[2], createdAt + interval, id)
-  return {0, createdAt + interval}
+  return {MESSAGE.NOT_DUE, createdAt + interval}
 end
 local last = tonumber(stored[3])
 if last and math.floor((last - createdAt) / interval) >= slot then
   redis.call('ZADD', KEYS[2], nextDue, id)
-  return {0, nextDue}
+  return {MESSAGE.NOT_DUE, nextDue}
 end
 if PARKED[status] then
   redis.call('ZADD', KEYS[2], nextDue, id)
-  return {-9, nextDue}
+  return {MESSAGE.PARKED, nextDue}
 end
 if last and now - last < interval / 2 then
   local deferred = last + math.ceil(interval / 2)
   redis.call('ZADD', KEYS[2], deferred, id)
-  return {0, deferred}
+  return {MESSAGE.NOT_DUE, deferred}
 end
 
 if redis.call('HSETNX', KEYS[4], ARGV[5], -1) == 1 then
   local position = redis.call('RPUSH', KEYS[3], ARGV[6]) - 1
   redis.call('HSET', KEYS[4], ARGV[5], position)
-  redis.call('XADD', KEYS[5], 'MAXLEN', '~', ARGV[8], '*',
-    'type', 'task.progress', 'taskId', id, 'tenantId', stored[5] or '', 'attempt', stored[6] or '1',
-    'at', ARGV[2], 'status', status, 'from', status, 'data', ARGV[7])
+  emitEvent(KEYS[5], ARGV[8], 'task.progress', id, stored[5], stored[6] or '1', ARGV[2], status, status, ARGV[7])
   for i = 9, #ARGV do
     redis.call('ZADD', KEYS[6], now, ARGV[i])
   end
 end
 redis.call('HSET', KEYS[1], 'lastUserUpdateAt', ARGV[2])
 redis.call('ZADD', KEYS[2], nextDue, id)
-return {1, nextDue}
+return {MESSAGE.APPENDED, nextDue}

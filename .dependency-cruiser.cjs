@@ -1,0 +1,94 @@
+// Layering checker (`npm run check`): which part of Vigil may import which.
+// Run: npx depcruise apps libs --config .dependency-cruiser.cjs
+// @vigil/<lib> resolves through tsconfig.json's paths; only apps/ and libs/ are cruised (spec files
+// included; test/, bench/ and scripts/ are not part of the layering).
+/** @type {import('dependency-cruiser').IConfiguration} */
+module.exports = {
+  forbidden: [
+    {
+      name: 'an-app-never-imports-another-app',
+      severity: 'error',
+      comment:
+        'api, worker, watcher and notifier are separate processes that fail, restart and scale on their ' +
+        'own. Importing another app loads its module graph into this process (the Watcher would load ' +
+        "the Worker's model SDKs, the API the Notifier's consumers). Shared code belongs in libs/.",
+      from: { path: '^apps/([^/]+)/' },
+      to: { path: '^apps/', pathNot: '^apps/$1/' },
+    },
+    {
+      name: 'a-lib-never-imports-an-app',
+      severity: 'error',
+      comment:
+        'Apps are thin shells (modules, controllers, processors, schedulers) on top of libs. A lib that ' +
+        'imports an app inverts the layering and drags that process into every app using the lib.',
+      from: { path: '^libs/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'supervisor-never-loads-the-agent-runtime',
+      severity: 'error',
+      comment:
+        "libs/supervisor is the Watcher's state machine; libs/agent is the Worker's slice runner with the " +
+        'model providers. The Watcher process must not load model SDKs: what both need (task record, ' +
+        'journal, scripts) lives in libs/tasks.',
+      from: { path: '^libs/supervisor/' },
+      to: { path: '^libs/agent/' },
+    },
+    {
+      name: 'agent-never-loads-the-supervisor',
+      severity: 'error',
+      comment:
+        'The Worker runs slices; recovery, leases and verification are decided by the Watcher only. The ' +
+        'agent runtime reaching into libs/supervisor would let a Worker run recovery logic and load ' +
+        "the Watcher's code into every Worker.",
+      from: { path: '^libs/agent/' },
+      to: { path: '^libs/supervisor/' },
+    },
+    {
+      name: 'kinds-are-plugins-never-the-runtime',
+      severity: 'error',
+      comment:
+        'Task kinds (noop, campaign_build) are plugins that the runtime loads: the agent runtime runs ' +
+        'their tools, the supervisor runs their exit checks. A kind importing libs/agent or ' +
+        'libs/supervisor makes a cycle of layers and ties every kind to one process.',
+      from: { path: '^libs/kinds/' },
+      to: { path: '^libs/(agent|supervisor)/' },
+    },
+    {
+      name: 'notify-never-imports-control',
+      severity: 'error',
+      comment:
+        'libs/notify tells the user what happened, worded only from the task record and events; ' +
+        'libs/control is what a user can ask (create, stop, pause, resume, input). Notifications ' +
+        'must never issue commands, and the Notifier process must not load the command side.',
+      from: { path: '^libs/notify/' },
+      to: { path: '^libs/control/' },
+    },
+    {
+      name: 'no-circular-imports',
+      severity: 'error',
+      comment:
+        'A cycle makes module load order decide what is undefined at import time (Nest providers and ' +
+        'decorator metadata among them) and makes the layers above meaningless. Replaces madge --circular.',
+      from: {},
+      to: { circular: true },
+    },
+  ],
+  options: {
+    // Cruise only apps/ and libs/; node_modules is recorded but never followed.
+    includeOnly: '^(apps|libs)/',
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)(dist|\\.dist-[^/]*|node_modules|coverage)/' },
+    // Type-only imports count: a layering rule is about what a module knows, not only what it loads.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      mainFields: ['main', 'types', 'typings'],
+    },
+    reporterOptions: {
+      text: { highlightFocused: true },
+    },
+  },
+};

@@ -1,0 +1,63 @@
+/**
+ * What the runtime records beside a task's record (docs/ARCHITECTURE.md, "Redis key layout"):
+ * the action log, the logical steps done, their saved outputs, findings and the write journal.
+ * The model never writes any of it; the Worker records it as calls happen.
+ */
+
+/** One call of the runtime-recorded action log. */
+export interface ActionRecord {
+  step: number;
+  attempt: number;
+  slice: number;
+  tool: string;
+  /** The logical step (`adset:0:3`): the idempotency key's second half. */
+  key: string | null;
+  args: Record<string, unknown>;
+  result?: unknown;
+  error?: string;
+  startedAt: number;
+  durationMs: number;
+  /** Set when the runtime answered from the write journal instead of calling the external system. */
+  deduplicated?: boolean;
+}
+
+/** A write journal entry: the intent before the external call, `done` with its result after. */
+export interface JournalEntry {
+  state: 'intent' | 'done';
+  attempt: number;
+  at: number;
+  args?: Record<string, unknown>;
+  result?: unknown;
+  reconciled?: boolean;
+}
+
+/** The part of a task's recorded context a slice works from (the journal stays in Redis). */
+export interface SliceContext {
+  doneSteps: Set<string>;
+  outputs: Map<string, unknown>;
+  findings: unknown[];
+}
+
+/** All that is known about a task's past, all of it recorded by the runtime: the Watcher's view. */
+export interface TaskContext extends SliceContext {
+  actions: ActionRecord[];
+  journal: Map<string, JournalEntry>;
+}
+
+/** A slice context as the slice run that last recorded a step left it (see load-slice.lua). */
+export interface HeldContext<Plan = unknown> {
+  attempt: number;
+  /** Length of the task's action log after that run's last step. */
+  actions: number;
+  /** The task's contextVersion after it. */
+  version: number;
+  /** The id of that slice run. */
+  writer: string;
+  context: SliceContext;
+  /** What the holder derived from the task's input once (inputs never change). */
+  plan?: Plan;
+}
+
+export function emptySliceContext(): SliceContext {
+  return { doneSteps: new Set(), outputs: new Map(), findings: [] };
+}

@@ -1,0 +1,48 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { REDIS, ScriptDefinition, ScriptRunner } from '@vigil/redis';
+import { LUA_SOURCES } from '../lua/scripts.generated';
+
+/**
+ * Every atomic operation on a task's keys, one `.lua` file each in `../lua` (KEYS and ARGV listed
+ * at the top of each), stitched with the shared fragments of `../lua/includes` at build time
+ * (scripts/build-lua.mjs). The key counts are declared here, not derived from the files, so that
+ * task-scripts.spec.ts can hold each file's header against its loader.
+ */
+export const TASK_SCRIPT_KEYS = {
+  'create-task': 7,
+  'transition-task': 16,
+  'heartbeat-task': 3,
+  'load-slice': 5,
+  'record-step': 8,
+  'journal-intent': 2,
+  'reconcile-journal': 4,
+  'touch-index': 2,
+  'reserve-global-spend': 1,
+  'append-message': 5,
+  'claim-update': 6,
+} as const;
+
+export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;
+
+export function taskScriptDefinitions(): ScriptDefinition[] {
+  return Object.entries(TASK_SCRIPT_KEYS).map(([name, numberOfKeys]) => {
+    const lua = LUA_SOURCES[name];
+    if (lua === undefined) throw new Error(`Lua script ${name}.lua is missing: run npm run build`);
+    return { name, numberOfKeys, lua };
+  });
+}
+
+/** The task scripts, loaded once per connection; every repository of this lib runs them here. */
+@Injectable()
+export class TaskScripts {
+  private readonly runner: ScriptRunner;
+
+  constructor(@Inject(REDIS) redis: Redis) {
+    this.runner = new ScriptRunner(redis, taskScriptDefinitions());
+  }
+
+  run<T = unknown>(name: TaskScriptName, keys: string[], args: (string | number)[]): Promise<T> {
+    return this.runner.run<T>(name, keys, args);
+  }
+}

@@ -1,0 +1,51 @@
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { AppName, AppProcess, freePort, RedisTestContext } from '@vigil/testing';
+
+const MODEL_SDKS = ['@anthropic-ai/sdk', '@google/genai'];
+const PROBE = join(__dirname, 'fixtures', 'record-loaded-modules.cjs');
+
+/** The npm packages a booted app had loaded by the time it exited on SIGTERM. */
+async function packagesLoadedBy(
+  ctx: RedisTestContext,
+  app: AppName,
+  portVariable: string,
+): Promise<Set<string>> {
+  const file = join(tmpdir(), `vigil-loaded-${app}-${process.pid}-${Date.now()}.json`);
+  const port = await freePort();
+  const child = AppProcess.start(
+    app,
+    ctx.env({ [portVariable]: String(port), NODE_OPTIONS: `--require ${PROBE}`, LOADED_MODULES_FILE: file }),
+  );
+  try {
+    await child.waitFor(new RegExp(`vigil-${app} ready on port ${port}`));
+    child.signal('SIGTERM');
+    expect(await child.exited()).toEqual({ code: 0, signal: null });
+  } finally {
+    await child.stop();
+  }
+  const modules = JSON.parse(readFileSync(file, 'utf8')) as string[];
+  const packages = modules.flatMap((path) => {
+    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+    return match ? [match[1]] : [];
+  });
+  return new Set(packages);
+}
+
+/** The Watcher decides deterministically: it must not even load a model SDK (docs/ARCHITECTURE.md). */
+describe('what each app loads', () => {
+  const ctx = new RedisTestContext('loaded-modules');
+  afterAll(() => ctx.close());
+
+  it('the built watcher boots and stops without loading any model SDK', async () => {
+    const loaded = await packagesLoadedBy(ctx, 'watcher', 'WATCHER_PORT');
+    expect(loaded.has('@nestjs/core')).toBe(true);
+    expect(MODEL_SDKS.filter((sdk) => loaded.has(sdk))).toEqual([]);
+  });
+
+  it('the built worker does load both (the probe sees them when they are there)', async () => {
+    const loaded = await packagesLoadedBy(ctx, 'worker', 'WORKER_PORT');
+    expect(MODEL_SDKS.filter((sdk) => loaded.has(sdk))).toEqual(MODEL_SDKS);
+  });
+});
