@@ -1,6 +1,10 @@
 // Type-aware lint: promises must be awaited or handled, switches exhaustive, imports across libs
-// only through @vigil/<lib>.
+// only through @vigil/<lib>; in test files no focused or skipped tests, no duplicate titles, and
+// every expect completed (and awaited when it is async).
+import jest from 'eslint-plugin-jest';
 import tseslint from 'typescript-eslint';
+
+const SPECS = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts'];
 
 export default tseslint.config(
   {
@@ -42,10 +46,21 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.e2e-spec.ts', 'test/**/*.ts', 'bench/**/*.ts'],
+    files: [...SPECS, 'test/**/*.ts', 'bench/**/*.ts'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/no-unsafe-function-type': 'off',
+    },
+  },
+  {
+    files: SPECS,
+    plugins: { jest },
+    languageOptions: { globals: jest.environments.globals.globals },
+    rules: {
+      'jest/no-focused-tests': 'error',
+      'jest/no-disabled-tests': 'error',
+      'jest/no-identical-title': 'error',
+      'jest/valid-expect': 'error',
     },
   },
 );

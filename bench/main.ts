@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   throughput: async () => (await import('./throughput.bench')).runThroughputBench,
   sweep: async () => (await import('./sweep.bench')).runSweepBench,
   recovery: async () => (await import('./recovery.bench')).runRecoveryBench,
+  latency: async () => (await import('./latency.bench')).runLatencyBench,
   notifier: async () => (await import('./notifier.bench')).runNotifierBench,
 };
 

@@ -1,6 +1,7 @@
 // `npm run chaos -- --tasks 20 --kills 60 --seconds 180`: campaign builds against the faulty Meta
-// sandbox while workers, watchers and notifiers are SIGKILLed or frozen at random and Redis is
-// restarted mid-run; then checks every invariant and exits non-zero if one fails.
+// sandbox while workers, watchers and notifiers are SIGKILLed or frozen at random, workers are
+// sent SIGTERM (a deploy: they must drain), and Redis is restarted mid-run; then checks every
+// invariant and exits non-zero if one fails.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -141,6 +142,9 @@ const terminal = async () => {
 
 let kills = 0;
 let freezes = 0;
+let drains = 0;
+/** Worker pid → when it was sent SIGTERM (a deploy: it must drain, not fail its tasks). */
+const drained = new Map();
 let redisRestarted = false;
 // Fast enough to land every requested blow while builds are still running.
 const every = Math.min(1000, Math.max(150, 15_000 / Math.max(1, KILLS)));
@@ -151,11 +155,18 @@ while (Date.now() - startedAt < SECONDS * 1000) {
     redisRestarted = true;
     log('restarting Redis (SIGKILL, 1 s down, reload from the append-only file)');
     await redisServer.restart(1000);
-  } else if (kills + freezes < KILLS) {
-    const victims = slots.filter((slot) => slot.app !== 'api' && slot.child?.alive());
+  } else if (kills + freezes + drains < KILLS) {
+    // A draining Worker is left to finish: a second blow would make its drain a crash.
+    const victims = slots.filter((slot) => slot.app !== 'api' && slot.child?.alive() && !slot.child.draining);
     const victim = victims[Math.floor(random() * victims.length)];
     if (victim) {
-      if (random() < 0.7) {
+      const roll = random();
+      if (victim.app === 'worker' && roll < 0.2) {
+        drained.set(victim.child.process.pid, Date.now());
+        victim.child.draining = true;
+        victim.child.process.kill('SIGTERM');
+        drains++;
+      } else if (roll < 0.7) {
         victim.child.process.kill('SIGKILL');
         kills++;
       } else {
@@ -169,7 +180,7 @@ while (Date.now() - startedAt < SECONDS * 1000) {
   await new Promise((resolve) => setTimeout(resolve, every));
 }
 log(
-  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, Redis restarted: ${redisRestarted}; waiting for tasks to settle`,
+  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, ${drains} SIGTERMs (drains), Redis restarted: ${redisRestarted}; waiting for tasks to settle`,
 );
 const settleUntil = Date.now() + 90_000;
 while ((await terminal()) < TASKS && Date.now() < settleUntil) await new Promise((r) => setTimeout(r, 500));
@@ -182,6 +193,7 @@ const { result, outcomes } = await checkInvariants({
   taskIds,
   sandbox: snapshot,
   interval: INTERVAL,
+  drained,
 });
 stopping = true;
 for (const slot of slots) slot.child?.process.kill('SIGCONT');
@@ -195,6 +207,7 @@ const report = {
   tasks: TASKS,
   kills,
   freezes,
+  drains,
   redisRestarted,
   outcomes,
   invariants: result,

@@ -1,5 +1,6 @@
 // The chaos run's verdict, computed from Redis and the sandbox after the storm.
-export async function checkInvariants({ redis, keys, taskIds, sandbox, interval }) {
+// `drained`: Worker pids sent SIGTERM (a deploy), with when; their tasks must not see a retry.
+export async function checkInvariants({ redis, keys, taskIds, sandbox, interval, drained = new Map() }) {
   const result = {
     tasksLost: 0,
     duplicateExternalObjects: 0,
@@ -8,6 +9,7 @@ export async function checkInvariants({ redis, keys, taskIds, sandbox, interval 
     userMessagesSentTwice: 0,
     progressUpdatesCloserThanHalfAnInterval: 0,
     tasksWithoutExactlyOneFinalMessage: 0,
+    retriesOrRecoveryNoticesForDrainedWorkers: 0,
   };
   const outcomes = {};
   for (const id of taskIds) {
@@ -26,7 +28,19 @@ export async function checkInvariants({ redis, keys, taskIds, sandbox, interval 
 
     // A zombie write: an action of attempt a recorded after attempt a was declared failed (by the
     // clock), or after an action of a later attempt (by the log's own order, no clocks needed).
-    const failedAt = new Map(JSON.parse(task.retryHistory || '[]').map((entry) => [entry.attempt, entry.at]));
+    const history = JSON.parse(task.retryHistory || '[]');
+    const failedAt = new Map(history.map((entry) => [entry.attempt, entry.at]));
+    // A deploy is not a failure: no attempt ended as a death of a Worker that was only told to drain.
+    const drainedAttempts = history.filter((entry) => {
+      const pid = /-(\d+)-[0-9a-f]+$/.exec(entry.workerId ?? '')?.[1];
+      const termAt = pid === undefined ? undefined : drained.get(Number(pid));
+      return (
+        termAt !== undefined &&
+        entry.at >= termAt &&
+        ['crashed', 'frozen', 'hung_call'].includes(entry.reason)
+      );
+    });
+    result.retriesOrRecoveryNoticesForDrainedWorkers += drainedAttempts.length;
     const actions = (await redis.lrange(keys.actions(id), 0, -1)).map((raw) => JSON.parse(raw));
     let latestAttempt = 0;
     for (const action of actions) {
@@ -45,6 +59,10 @@ export async function checkInvariants({ redis, keys, taskIds, sandbox, interval 
       onceEach.set(key, (onceEach.get(key) ?? 0) + 1);
     }
     for (const count of onceEach.values()) result.userMessagesSentTwice += count - 1;
+    const drainedRetries = new Set(drainedAttempts.map((entry) => entry.attempt + 1));
+    result.retriesOrRecoveryNoticesForDrainedWorkers += messages.filter(
+      (m) => m.kind === 'recovery' && drainedRetries.has(m.attempt),
+    ).length;
     const finals = messages.filter((m) => m.kind === 'completed' || m.kind === 'failed');
     const last = messages[messages.length - 1];
     if (finals.length !== 1 || last !== finals[0]) result.tasksWithoutExactlyOneFinalMessage++;

@@ -1,9 +1,8 @@
 import { parseTaskEvent } from '@vigil/events';
 import { NOTIFIER_GROUP, UserMessage, verifyWebhookSignature } from '@vigil/notify';
-import { AppProcess, HttpClient, RedisTestContext } from '@vigil/testing';
+import { AppProcess, HttpClient, RedisTestContext, WebhookReceiver } from '@vigil/testing';
 import { assertBuilt, sleep, startAll, within } from './processes';
 import { SseClient } from './sse-client';
-import { WebhookReceiver } from './webhook-receiver';
 
 /**
  * A real ~20 s noop task run by a worker and a watcher process, watched by three notifier processes

@@ -46,7 +46,7 @@ describe('telling crashed workers from hung ones', () => {
       const frozen = await stack.tasks.get(id);
       const recovered = await stack.waitForTask(id, (t) => t.attempt === 2, 30_000, 'recovery');
       const recoveredAt = recovered.retryHistory[0].at;
-      expect(recovered.retryHistory[0]).toMatchObject({ reason: 'timeout' });
+      expect(recovered.retryHistory[0]).toMatchObject({ reason: 'frozen' });
       expect(recoveredAt - (frozen!.lastHeartbeatAt ?? 0)).toBeGreaterThanOrEqual(3000);
       const actionsBefore = (await actionsOf(ctx, id)).length;
 

@@ -5,6 +5,7 @@ const FAST = {
   HEARTBEAT_INTERVAL_MS: '200',
   STALE_AFTER_MS: '2000',
   WATCHER_INTERVAL_MS: '250',
+  LIVENESS_INTERVAL_MS: '100',
   SLICE_MAX_STEPS: '10',
 };
 
@@ -32,9 +33,18 @@ describe('recovery with real processes', () => {
     const task = await stack.waitForTask(id, (t) => t.status === 'completed', 30_000, 'completion');
     expect(task.attempt).toBe(2);
     expect(task.retryHistory).toEqual([
-      expect.objectContaining({ attempt: 1, model: 'opus', result: 'failed', reason: 'crashed' }),
+      expect.objectContaining({
+        attempt: 1,
+        model: 'opus',
+        provider: 'scripted',
+        result: 'failed',
+        reason: 'crashed',
+      }),
     ]);
-    expect(task.model).toBe('gemini'); // retry 1 runs on the policy's next model
+    expect(task.retryCount).toBe(1);
+    // Attempt 1 ran on FIRST_MODEL; retry 1 runs on the policy's first entry (opus, gemini, …).
+    expect(task.model).toBe('opus');
+    expect(task.provider).toBe('scripted');
     expect(task.verification?.passed).toBe(true);
     expect(task.completedUnits).toBe(60);
     const actions = (await ctx.redis.lrange(ctx.keys.actions(id), 0, -1)).map((raw) => JSON.parse(raw));
@@ -55,7 +65,7 @@ describe('recovery with real processes', () => {
     expect(workerMetrics).toMatch(/vigil_slices_total\{outcome="verifying"[^}]*\} 1/);
   });
 
-  it('models alternate per policy when every worker dies, ending in an honest failure', async () => {
+  it('retries follow the policy, one model per retry, when every worker dies, ending in an honest failure', async () => {
     await stack.stopApps('worker');
     const created = await stack.api!.post('/v1/tasks', {
       kind: 'noop',
@@ -74,12 +84,15 @@ describe('recovery with real processes', () => {
       worker.signal('SIGKILL');
     }
     const task = await stack.waitForTask(id, (t) => t.status === 'failed', 20_000, 'failure');
+    // Attempt 1 on FIRST_MODEL (opus), then retry k on policy[k - 1]: opus, gemini, opus.
     expect(task.retryHistory.map((entry) => [entry.attempt, entry.model, entry.reason])).toEqual([
       [1, 'opus', 'crashed'],
-      [2, 'gemini', 'crashed'],
-      [3, 'opus', 'crashed'],
+      [2, 'opus', 'crashed'],
+      [3, 'gemini', 'crashed'],
       [4, 'opus', 'crashed'],
     ]);
+    // Three retries ran; the fourth failure ended the task.
+    expect(task.retryCount).toBe(3);
     expect(task.failure).toMatchObject({
       reason: 'policy_exhausted',
       duplicatesCreated: 0,

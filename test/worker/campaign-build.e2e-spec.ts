@@ -174,9 +174,9 @@ describe('campaign_build with real processes against the Meta sandbox', () => {
     }
     for (let i = 0; i < 20; i++) {
       const task = (await stack.tasks.get(ids[i]))!;
-      expect(
-        task.retryHistory.some((entry) => entry.reason === 'crashed' || entry.reason === 'timeout'),
-      ).toBe(true);
+      expect(task.retryHistory.some((entry) => entry.reason === 'crashed' || entry.reason === 'frozen')).toBe(
+        true,
+      );
       expect(objectsOf(account(100 + i))).toEqual(EXPECTED);
       expect(duplicatesOf(account(100 + i))).toEqual([]);
     }

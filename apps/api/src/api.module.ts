@@ -7,7 +7,6 @@ import { PlatformModule } from '@vigil/platform';
 import { AdminModule } from './admin.module';
 import { TaskEventsController } from './task-events.controller';
 import { TasksController } from './tasks.controller';
-import { VersionController } from './version.controller';
 
 @Module({})
 export class ApiModule {
@@ -20,7 +19,7 @@ export class ApiModule {
         AdminModule.forRoot(config),
         LiveEventsModule,
       ],
-      controllers: [TasksController, TaskEventsController, ConversationsController, VersionController],
+      controllers: [TasksController, TaskEventsController, ConversationsController],
     };
   }
 }

@@ -1,15 +1,18 @@
-import { INestApplication, ValidationPipe } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { BoundedValidationPipe } from './http/bounded-validation.pipe';
 import { ErrorFilter } from './http/error.filter';
+import { requireJsonBody } from './http/json-body.middleware';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
 /** HTTP settings shared by main.ts and the end-to-end tests. */
 export function configureApi(app: INestApplication): void {
   const express = app as NestExpressApplication;
+  express.use('/v1', requireJsonBody);
   express.useBodyParser('json', { limit: MAX_BODY_BYTES });
-  app.useGlobalPipes(new ValidationPipe({ transform: true, whitelist: true, forbidNonWhitelisted: true }));
+  app.useGlobalPipes(new BoundedValidationPipe());
   app.useGlobalFilters(new ErrorFilter());
   const document = SwaggerModule.createDocument(
     app,

@@ -3,11 +3,20 @@ import type { Response } from 'express';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
+  ApiBearerAuth,
+  ApiNotFoundResponse,
+  ApiOkResponse,
+  ApiOperation,
+  ApiPropertyOptional,
+  ApiTags,
+} from '@nestjs/swagger';
+import {
   CreateTaskDto,
   CreateTaskUseCase,
   PauseTaskUseCase,
   ProvideInputDto,
   ProvideInputUseCase,
+  ResumeTaskDto,
   ResumeTaskUseCase,
   StopTaskUseCase,
   TaskLogs,
@@ -18,6 +27,7 @@ import { ApiKeyGuard } from './http/api-key.guard';
 import { Tenant } from './http/tenant.decorator';
 
 class PageQuery {
+  @ApiPropertyOptional({ minimum: 1, maximum: 100, description: 'entries per page' })
   @IsOptional()
   @Type(() => Number)
   @IsInt()
@@ -25,6 +35,7 @@ class PageQuery {
   @Max(100)
   limit?: number;
 
+  @ApiPropertyOptional({ description: 'the nextCursor of the previous page' })
   @IsOptional()
   @IsString()
   @MaxLength(200)
@@ -37,6 +48,30 @@ class ListTasksQuery extends PageQuery {
   status?: TaskStatus;
 }
 
+/** A page of a task's findings, as `GET /v1/tasks/:id/findings` answers it. */
+const FINDINGS_PAGE_SCHEMA = {
+  type: 'object',
+  required: ['data'],
+  properties: {
+    data: {
+      type: 'array',
+      description: 'findings in the order the agent recorded them (record_finding)',
+      items: {
+        type: 'object',
+        additionalProperties: true,
+        properties: {
+          title: { type: 'string' },
+          body: { type: 'string' },
+          data: { description: 'structured data the agent attached, if any' },
+        },
+      },
+    },
+    nextCursor: { type: 'string', description: 'present when there are more findings' },
+  },
+};
+
+@ApiTags('tasks')
+@ApiBearerAuth()
 @Controller('v1/tasks')
 @UseGuards(ApiKeyGuard)
 export class TasksController {
@@ -91,8 +126,8 @@ export class TasksController {
 
   @Post(':id/resume')
   @HttpCode(200)
-  async resume(@Tenant() tenantId: string, @Param('id') id: string) {
-    return toTaskView(await this.resumeTask.execute(tenantId, id));
+  async resume(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: ResumeTaskDto) {
+    return toTaskView(await this.resumeTask.execute(tenantId, id, body ?? {}));
   }
 
   @Post(':id/input')
@@ -104,6 +139,14 @@ export class TasksController {
   @Get(':id/actions')
   actions(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
     return this.logs.actions(tenantId, id, query.limit ?? 100, query.cursor);
+  }
+
+  @Get(':id/findings')
+  @ApiOperation({ summary: "The task's findings, oldest first, cursor-paged" })
+  @ApiOkResponse({ description: 'a page of findings', schema: FINDINGS_PAGE_SCHEMA })
+  @ApiNotFoundResponse({ description: "no such task for this API key's tenant" })
+  findings(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
+    return this.logs.findings(tenantId, id, query.limit ?? 100, query.cursor);
   }
 
   @Get(':id/messages')

@@ -4,12 +4,17 @@ import { METRICS_REGISTRY } from '@vigil/platform';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { SupervisorSweep } from '@vigil/supervisor';
 
-/** Runs a sweep every WATCHER_INTERVAL_MS, never two at once; shutdown waits for the one in flight. */
+/**
+ * Runs a sweep every WATCHER_INTERVAL_MS and the dead-Worker check every LIVENESS_INTERVAL_MS,
+ * never two of one kind at once; shutdown waits for those in flight.
+ */
 @Injectable()
 export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly logger = new Logger(SweepScheduler.name);
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
+  private livenessTimer?: NodeJS.Timeout;
+  private livenessRunning?: Promise<void>;
   private stopped = false;
 
   private readonly duration: Histogram;
@@ -35,6 +40,21 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
 
   onApplicationBootstrap(): void {
     this.schedule(0);
+    this.scheduleLiveness(this.config.livenessIntervalMs);
+  }
+
+  private scheduleLiveness(delay: number): void {
+    if (this.stopped) return;
+    this.livenessTimer = setTimeout(() => {
+      this.livenessRunning = this.sweep
+        .livenessTick()
+        .then((report) => {
+          for (const [decision, count] of Object.entries(report.decisions))
+            this.decisions.inc({ decision }, count);
+        })
+        .catch((error: unknown) => this.logger.error(`liveness check failed: ${String(error)}`))
+        .finally(() => this.scheduleLiveness(this.config.livenessIntervalMs));
+    }, delay);
   }
 
   private schedule(delay: number): void {
@@ -56,6 +76,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    await this.running;
+    clearTimeout(this.livenessTimer);
+    await Promise.all([this.running, this.livenessRunning]);
   }
 }

@@ -1,6 +1,6 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { Inject, Logger, Type } from '@nestjs/common';
-import type { Job } from 'bullmq';
+import { BeforeApplicationShutdown, Inject, Logger, Type } from '@nestjs/common';
+import { DelayedError, type Job } from 'bullmq';
 import { SliceContextCache, SliceOutcome, SliceRunner } from '@vigil/agent';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import type { TurnJob } from '@vigil/queue';
@@ -12,7 +12,7 @@ import { Counter, Registry } from 'prom-client';
  */
 export function turnProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
   @Processor(queueName, { concurrency, maxStalledCount: 0, lockDuration: 60_000 })
-  class TurnProcessor extends WorkerHost {
+  class TurnProcessor extends WorkerHost implements BeforeApplicationShutdown {
     private readonly logger = new Logger(`TurnProcessor:${queueName}`);
 
     private readonly slices: Counter<'outcome'>;
@@ -50,7 +50,17 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
       }
     }
 
-    async process(job: Job<TurnJob>): Promise<SliceOutcome> {
+    /** A deploy: take no new slice (the running ones drain, see ActiveSlices). */
+    async beforeApplicationShutdown(): Promise<void> {
+      await this.worker.pause(true);
+    }
+
+    async process(job: Job<TurnJob>, token?: string): Promise<SliceOutcome> {
+      if (this.runner.draining && token) {
+        // Fetched as the shutdown began: back to the queue, for another Worker, untouched.
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
       const outcome = await this.runner.run(job.data);
       this.slices.inc({ outcome });
       this.logger.debug(

@@ -7,6 +7,8 @@ import { QueueModule } from '@vigil/queue';
 import { TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
 import { ActiveSlices } from './runtime/active-slices';
+import { CallWatchdog } from './runtime/call-watchdog';
+import { LoopLag } from './runtime/loop-lag';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner, WORKER_ID } from './runtime/slice-runner';
@@ -30,6 +32,8 @@ export class AgentModule {
         ToolExecutor,
         ModelProviders,
         ActiveSlices,
+        CallWatchdog,
+        LoopLag,
         GlobalSpendGate,
         SliceRunner,
         WorkerLiveness,

@@ -13,3 +13,5 @@ export * from './runtime/worker-liveness';
 export * from './runtime/global-spend.gate';
 export * from './runtime/active-slices';
 export * from './agent.module';
+export * from './runtime/call-watchdog';
+export * from './runtime/loop-lag';

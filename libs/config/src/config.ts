@@ -36,7 +36,20 @@ export interface VigilConfig {
   taskMaxSlices: number;
   taskMaxDurationMs: number;
   maxConsecutiveErrors: number;
+  /** The model of every task's first attempt (a task may name its own). */
+  firstModel: ModelName;
+  /** The model of each retry, in order: n entries, n retries. */
   retryPolicy: ModelName[];
+  /** Deadline of one model call, the SDK's own timeouts and retries included. */
+  modelCallTimeoutMs: number;
+  /** Deadline of one tool call unless the tool declares its own. */
+  toolCallTimeoutMs: number;
+  /** How long a Worker told to stop (SIGTERM) lets in-flight steps finish before it aborts them. */
+  drainTimeoutMs: number;
+  /** How long a task waits for a person's answer before it fails. */
+  humanWaitTimeoutMs: number;
+  /** How often a Watcher looks for Worker processes whose connection vanished. */
+  livenessIntervalMs: number;
   taskBudgetUsd: number;
   globalSpendLimitUsd: number | undefined;
   workerConcurrency: number;
@@ -102,6 +115,13 @@ function parseRetryPolicy(models: string[]): ModelName[] {
   });
 }
 
+function readModel(env: Env, name: string, fallback: ModelName): ModelName {
+  const model = readString(env, name, fallback);
+  if (!(MODEL_NAMES as readonly string[]).includes(model))
+    throw new ConfigError(`${name} may only name ${MODEL_NAMES.join(', ')}, got "${model}"`);
+  return model as ModelName;
+}
+
 function readLogFormat(env: Env): 'json' | 'pretty' {
   const format = readString(env, 'LOG_FORMAT', 'json');
   if (format !== 'json' && format !== 'pretty')
@@ -142,7 +162,13 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     taskMaxSlices: readInt(env, 'TASK_MAX_SLICES', 24, 1, 1_000_000),
     taskMaxDurationMs: readInt(env, 'TASK_MAX_DURATION_MS', 3_600_000, 1000),
     maxConsecutiveErrors: readInt(env, 'MAX_CONSECUTIVE_ERRORS', 3, 1, 1000),
+    firstModel: readModel(env, 'FIRST_MODEL', 'opus'),
     retryPolicy: parseRetryPolicy(readList(env, 'RETRY_POLICY', ['opus', 'gemini', 'opus', 'gemini'])),
+    modelCallTimeoutMs: readInt(env, 'MODEL_CALL_TIMEOUT_MS', 120_000, 10),
+    toolCallTimeoutMs: readInt(env, 'TOOL_CALL_TIMEOUT_MS', 120_000, 10),
+    drainTimeoutMs: readInt(env, 'DRAIN_TIMEOUT_MS', 30_000, 0),
+    humanWaitTimeoutMs: readInt(env, 'HUMAN_WAIT_TIMEOUT_MS', 86_400_000, 10),
+    livenessIntervalMs: readInt(env, 'LIVENESS_INTERVAL_MS', 1_000, 10),
     taskBudgetUsd: readNumber(env, 'TASK_BUDGET_USD', 3, 0)!,
     globalSpendLimitUsd: readNumber(env, 'GLOBAL_SPEND_LIMIT_USD', undefined, 0),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),

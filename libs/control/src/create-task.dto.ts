@@ -18,6 +18,7 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { MODEL_NAMES } from '@vigil/config';
+import { MAX_EXIT_CRITERIA } from '@vigil/kinds';
 
 export class ExitCriterionDto {
   @IsString()
@@ -47,6 +48,12 @@ export class ScriptedDto {
 }
 
 export class AgentDto {
+  /** The model of the first attempt (default FIRST_MODEL). */
+  @IsOptional()
+  @IsIn(MODEL_NAMES)
+  model?: string;
+
+  /** The model of each retry, in order (default RETRY_POLICY). */
   @IsOptional()
   @IsArray()
   @ArrayMinSize(1)
@@ -74,9 +81,10 @@ export class CreateTaskDto {
   @IsObject()
   input!: Record<string, unknown>;
 
+  /** Added to the kind's own criteria, or tightening them; never removing or loosening one. */
   @IsOptional()
   @IsArray()
-  @ArrayMaxSize(32)
+  @ArrayMaxSize(MAX_EXIT_CRITERIA)
   @ValidateNested({ each: true })
   @Type(() => ExitCriterionDto)
   exitCriteria?: ExitCriterionDto[];

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry, validateKindInput } from '@vigil/kinds';
+import { KindRegistry, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
-import { InvalidIdempotencyKeyError, InvalidTaskInputError, TaskRecord, TaskRepository } from '@vigil/tasks';
-import { CODE_VERSION } from './code-version';
+import { InvalidIdempotencyKeyError, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { CODE_VERSION } from '@vigil/platform';
 import type { CreateTaskDto } from './create-task.dto';
 import { assertWebhookTarget } from '@vigil/notify';
 
@@ -40,17 +40,8 @@ export class CreateTaskUseCase {
       throw new InvalidIdempotencyKeyError();
     const kind = this.kinds.get(dto.kind);
     const input = validateKindInput(kind, dto.input);
-    const checkNames = Object.keys(kind.checks);
-    const unknownChecks = (dto.exitCriteria ?? []).filter(
-      (criterion) => !checkNames.includes(criterion.check),
-    );
-    if (unknownChecks.length > 0) {
-      throw new InvalidTaskInputError(
-        unknownChecks.map(
-          (c) => `exitCriteria: ${dto.kind} has no check "${c.check}" (has ${checkNames.join(', ')})`,
-        ),
-      );
-    }
+    // The kind's own criteria are always there; the caller's may only add to or tighten them.
+    const exitCriteria = resolveExitCriteria(kind, input, dto.exitCriteria);
     if (dto.notify?.webhookUrl)
       await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
 
@@ -67,9 +58,9 @@ export class CreateTaskUseCase {
         kind: kind.name,
         title: dto.title ?? kind.defaultTitle(input),
         input,
-        exitCriteria: dto.exitCriteria ?? kind.defaultExitCriteria(input),
+        exitCriteria,
         budgetUsd: dto.budgetUsd ?? this.config.taskBudgetUsd,
-        model: policy[0],
+        model: dto.agent?.model ?? this.config.firstModel,
         totalUnits: kind.totalUnits(input),
         conversationId: dto.conversationId,
         parentId: dto.parentId,

@@ -6,6 +6,7 @@ export * from './resume-task.use-case';
 export * from './provide-input.use-case';
 export * from './task-logs';
 export * from './task-view';
-export * from './code-version';
+export * from './control-refusal';
 export * from './control.module';
 export * from './route-message.use-case';
+export * from './resume-task.dto';

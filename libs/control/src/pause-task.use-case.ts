@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ControlSignals, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { applyControl, CONTROL_FROM } from './control-refusal';
 
 @Injectable()
 export class PauseTaskUseCase {
@@ -10,7 +11,13 @@ export class PauseTaskUseCase {
 
   async execute(tenantId: string, taskId: string): Promise<TaskRecord> {
     const task = await this.tasks.getForTenant(taskId, tenantId);
-    await this.tasks.transition(task, 'paused', { eventData: { by: 'user' } });
+    await applyControl('pause', taskId, () =>
+      this.tasks.transition(task, 'paused', {
+        from: [...CONTROL_FROM.pause],
+        fields: { statusReason: 'user' },
+        eventData: { by: 'user' },
+      }),
+    );
     await this.signals.publish({ taskId, action: 'pause' });
     return this.tasks.getForTenant(taskId, tenantId);
   }

@@ -2,6 +2,7 @@ import { Injectable } from '@nestjs/common';
 import { IsString, MaxLength, MinLength } from 'class-validator';
 import { TurnQueue } from '@vigil/queue';
 import { TaskRecord, TaskRepository } from '@vigil/tasks';
+import { applyControl, CONTROL_FROM } from './control-refusal';
 
 export class ProvideInputDto {
   @IsString()
@@ -20,12 +21,14 @@ export class ProvideInputUseCase {
 
   async execute(tenantId: string, taskId: string, dto: ProvideInputDto): Promise<TaskRecord> {
     const task = await this.tasks.getForTenant(taskId, tenantId);
-    const { attempt } = await this.tasks.transition(task, 'queued', {
-      from: ['waiting_on_human'],
-      fields: { humanInput: dto.text, humanInputAt: Date.now() },
-      eventType: 'task.resumed',
-      eventData: { by: 'user', input: true },
-    });
+    const { attempt } = await applyControl('input', taskId, () =>
+      this.tasks.transition(task, 'queued', {
+        from: [...CONTROL_FROM.input],
+        fields: { humanInput: dto.text, humanInputAt: Date.now() },
+        eventType: 'task.resumed',
+        eventData: { by: 'user', input: true },
+      }),
+    );
     await this.turns.publish({ taskId, attempt, slice: task.sliceCount + 1, reason: 'resumed' });
     return this.tasks.getForTenant(taskId, tenantId);
   }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { ControlSignals, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { applyControl, CONTROL_FROM } from './control-refusal';
 
 /** A stop always wins: the status becomes `cancelled` atomically, then running Workers abort. */
 @Injectable()
@@ -11,7 +12,9 @@ export class StopTaskUseCase {
 
   async execute(tenantId: string, taskId: string): Promise<TaskRecord> {
     const task = await this.tasks.getForTenant(taskId, tenantId);
-    await this.tasks.transition(task, 'cancelled', { eventData: { by: 'user' } });
+    await applyControl('stop', taskId, () =>
+      this.tasks.transition(task, 'cancelled', { from: [...CONTROL_FROM.stop], eventData: { by: 'user' } }),
+    );
     await this.signals.publish({ taskId, action: 'stop' });
     return this.tasks.getForTenant(taskId, tenantId);
   }

@@ -3,7 +3,7 @@ import { LogPage, TaskContextStore, TaskRepository } from '@vigil/tasks';
 
 export type { LogPage } from '@vigil/tasks';
 
-/** Reads of a task's append-only lists (actions, user messages) for its tenant, oldest first. */
+/** Reads of a task's append-only lists (actions, findings, user messages) for its tenant, oldest first. */
 @Injectable()
 export class TaskLogs {
   constructor(
@@ -14,6 +14,11 @@ export class TaskLogs {
   async actions(tenantId: string, taskId: string, limit: number, cursor?: string): Promise<LogPage> {
     await this.tasks.getForTenant(taskId, tenantId);
     return this.contexts.actionsPage(taskId, limit, cursor);
+  }
+
+  async findings(tenantId: string, taskId: string, limit: number, cursor?: string): Promise<LogPage> {
+    await this.tasks.getForTenant(taskId, tenantId);
+    return this.contexts.findingsPage(taskId, limit, cursor);
   }
 
   async messages(tenantId: string, taskId: string, limit: number, cursor?: string): Promise<LogPage> {

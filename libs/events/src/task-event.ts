@@ -2,6 +2,8 @@
 export const TASK_EVENT_TYPES = [
   'task.created',
   'task.started',
+  'task.slice_started',
+  'task.finding',
   'task.progress',
   'task.message',
   'task.waiting_on_human',

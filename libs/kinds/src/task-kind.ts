@@ -25,6 +25,8 @@ export interface KindTool<Input = unknown> {
   parameters: JsonSchema;
   /** A write changes an external system and goes through the write journal. */
   effect: 'read' | 'write';
+  /** This tool's call deadline, when it differs from TOOL_CALL_TIMEOUT_MS. */
+  timeoutMs?: number;
   /** The logical step a call performs; throws ToolArgumentError for arguments that name none. */
   stepKey(args: Record<string, unknown>, input: Input): string;
   execute(args: Record<string, unknown>, context: ToolContext<Input>): Promise<unknown>;
@@ -49,11 +51,44 @@ export interface CheckContext<Input = unknown> {
   services: KindServices;
 }
 
-/** A deterministic exit-criterion check against the external system, never the Worker's claims. */
-export type ExitCheck<Input = unknown> = (
+/** Runs one exit criterion against the external system or the runtime's record, never the Worker's claims. */
+export type RunCheck<Input = unknown> = (
   criterion: ExitCriterion,
   context: CheckContext<Input>,
 ) => Promise<CheckResult>;
+
+/**
+ * What a check accepts as a criterion, fixed when the task is created (docs/ARCHITECTURE.md,
+ * "Exit criteria"): the type of its `expected` and `args`, and what "at least as strict as the
+ * kind's own criterion" means for it, so a caller can tighten a kind's criterion but never loosen it.
+ */
+export interface CheckRules<Input = unknown> {
+  /**
+   * What is wrong with `expected` for this input, each a phrase that completes "expected …"
+   * ("must be an integer ≥ 0"); none when it is valid.
+   */
+  validateExpected(expected: unknown, input: Input): string[];
+  /** What is wrong with `args` (undefined when absent), each a phrase naming the argument; none when valid. */
+  validateArgs(args: Record<string, unknown> | undefined, input: Input): string[];
+  /** Whether `requested` (any value) is at least as strict as `own`, the kind's own expected. */
+  atLeastAsStrict(requested: unknown, own: unknown): boolean;
+  /** The values at least as strict as `own`, in words: "an integer ≥ 36", "true". */
+  atLeast(own: unknown): string;
+}
+
+/** A deterministic exit check: callable as the check, carrying the rules of its criteria. */
+export type ExitCheck<Input = unknown> = RunCheck<Input> & CheckRules<Input>;
+
+/** Declares an exit check: how it runs and what its criteria may say. */
+export function defineCheck<Input>(rules: CheckRules<Input>, run: RunCheck<Input>): ExitCheck<Input> {
+  const check: RunCheck<Input> = (criterion, context) => run(criterion, context);
+  return Object.assign(check, {
+    validateExpected: rules.validateExpected,
+    validateArgs: rules.validateArgs,
+    atLeastAsStrict: rules.atLeastAsStrict,
+    atLeast: rules.atLeast,
+  });
+}
 
 /** The check could not run (the external API is down): retried later, neither pass nor fail. */
 export class CheckUnavailableError extends Error {
@@ -82,10 +117,15 @@ export interface TaskKind<Input = unknown> {
   /** Number of work units (plan steps) when known up front. */
   totalUnits(input: Input): number | null;
   defaultTitle(input: Input): string;
+  /**
+   * The kind's own exit criteria for this input: always part of the task's criteria, and a caller
+   * may only tighten them (`resolveExitCriteria`). Each names one of `checks`.
+   */
   defaultExitCriteria(input: Input): ExitCriterion[];
   /** What the agent is asked to do, in words (the system prompt's task section). */
   instructions(input: Input): string;
   plan(input: Input): PlanStep[];
   tools: KindTool<Input>[];
+  /** The kind's exit checks by name, each declared with `defineCheck`. */
   checks: Record<string, ExitCheck<Input>>;
 }

@@ -1,26 +1,42 @@
 import { plainToInstance } from 'class-transformer';
-import { validateSync, ValidationError } from 'class-validator';
+import type { ValidationError } from 'class-validator';
 import { InvalidTaskInputError } from '@vigil/tasks';
 import type { TaskKind } from './task-kind';
+import {
+  boundedProblems,
+  depthProblem,
+  MAX_PROBLEMS,
+  validateBounded,
+} from './validation/bounded-validation';
 
-function flatten(errors: ValidationError[], path: string): string[] {
-  return errors.flatMap((error) => {
+/** The problems of `errors` as `input.a.b[2].c …`, collecting at most `max` (the rest are never visited). */
+function flatten(errors: ValidationError[], path: string, out: string[], max: number): string[] {
+  for (const error of errors) {
+    if (out.length > max) break;
     const field = Array.isArray(error.target) ? `${path}[${error.property}]` : `${path}.${error.property}`;
-    const own = Object.values(error.constraints ?? {}).map((message) => {
+    for (const message of Object.values(error.constraints ?? {})) {
       const subject = [`property ${error.property}`, error.property].find((s) => message.startsWith(s));
-      return subject ? `${field}${message.slice(subject.length)}` : `${field}: ${message}`;
-    });
-    return [...own, ...flatten(error.children ?? [], field)];
-  });
+      out.push(subject ? `${field}${message.slice(subject.length)}` : `${field}: ${message}`);
+    }
+    flatten(error.children ?? [], field, out, max);
+  }
+  return out;
 }
 
-/** Validates a kind's input against its DTO; problems name the field as `input.a.b[2].c`. */
+/**
+ * Validates a kind's input against its DTO; problems name the field as `input.a.b[2].c`. Bounded
+ * (docs/ARCHITECTURE.md, "Requests and errors"): an array over its limit is refused without
+ * validating its elements, and at most `MAX_PROBLEMS` problems are reported.
+ */
 export function validateKindInput<Input>(kind: TaskKind<Input>, input: unknown): Input {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) {
     throw new InvalidTaskInputError(['input must be an object']);
   }
+  const tooDeep = depthProblem(input, 'input');
+  if (tooDeep) throw new InvalidTaskInputError([tooDeep]);
   const instance = plainToInstance(kind.inputClass, input);
-  const errors = validateSync(instance, { whitelist: true, forbidNonWhitelisted: true });
-  if (errors.length > 0) throw new InvalidTaskInputError(flatten(errors, 'input'));
+  const errors = validateBounded(instance, { whitelist: true, forbidNonWhitelisted: true });
+  if (errors.length > 0)
+    throw new InvalidTaskInputError(boundedProblems(flatten(errors, 'input', [], MAX_PROBLEMS)));
   return instance as Input;
 }

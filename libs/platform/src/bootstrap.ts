@@ -2,7 +2,8 @@ import 'reflect-metadata';
 import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
-import { ConfigError, loadConfig, VigilConfig } from '@vigil/config';
+import { ConfigError, loadConfig, providersInUse, VigilConfig } from '@vigil/config';
+import { CODE_VERSION } from './code-version';
 
 export interface BootstrapOptions {
   name: 'api' | 'worker' | 'watcher' | 'notifier';
@@ -39,6 +40,12 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
   app
     .get(PinoNestLogger)
     .log(`vigil-${options.name} ready on port ${address?.port ?? port} (pid ${process.pid})`, 'Bootstrap');
+  const providers = Object.entries(providersInUse(config)).map(
+    ([model, provider]) => `${model} → ${provider}`,
+  );
+  app
+    .get(PinoNestLogger)
+    .log(`vigil-${options.name} ${CODE_VERSION.label}; models: ${providers.join(', ')}`, 'Bootstrap');
   if (config.developmentDefaults.length > 0) {
     app
       .get(PinoNestLogger)
@@ -47,25 +54,27 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
         'Bootstrap',
       );
   }
-  exitCleanlyOnSignals(app, options.name);
+  exitCleanlyOnSignals(app, options.name, config.drainTimeoutMs);
   return app;
 }
 
 /**
- * SIGTERM/SIGINT close the app (Nest's shutdown hooks close queues, Redis and HTTP) and exit 0;
- * a shutdown that hangs is cut off after 15 s with exit 1.
+ * SIGTERM/SIGINT close the app (Nest's shutdown hooks drain a Worker's slices, then close queues,
+ * Redis and HTTP) and exit 0; a shutdown that hangs is cut off after the drain deadline plus 15 s
+ * with exit 1.
  */
-function exitCleanlyOnSignals(app: INestApplication, name: string): void {
+function exitCleanlyOnSignals(app: INestApplication, name: string, drainTimeoutMs: number): void {
   let closing = false;
   const shutdown = (signal: NodeJS.Signals) => {
     if (closing) return;
     closing = true;
     const logger = app.get(PinoNestLogger);
     logger.log(`vigil-${name}: ${signal} received, shutting down`, 'Bootstrap');
+    const limitMs = drainTimeoutMs + 15_000;
     const force = setTimeout(() => {
-      process.stderr.write(`vigil-${name}: shutdown took longer than 15 s, exiting\n`);
+      process.stderr.write(`vigil-${name}: shutdown took longer than ${limitMs} ms, exiting\n`);
       process.exit(1);
-    }, 15_000);
+    }, limitMs);
     force.unref();
     app
       .close()

@@ -6,9 +6,10 @@ import { RedisModule } from '@vigil/redis';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 import { MetricsController } from './metrics.controller';
+import { VersionController } from './version.controller';
 import { METRICS_REGISTRY, createMetricsRegistry } from './metrics';
 
-/** What every app shares: config, Redis, structured logs, /health and /metrics. */
+/** What every app shares: config, Redis, structured logs, /health, /metrics and /version. */
 @Module({})
 export class PlatformModule {
   static forRoot(config: VigilConfig, app: string): DynamicModule {
@@ -43,7 +44,7 @@ export class PlatformModule {
           ],
         }),
       ],
-      controllers: [HealthController, MetricsController],
+      controllers: [HealthController, MetricsController, VersionController],
       providers: [
         { provide: VIGIL_CONFIG, useValue: config },
         { provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry(app) },

@@ -5,15 +5,17 @@ import type { VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { bullConnection } from './bull-connection';
 import { TURN_QUEUES, TurnQueue } from './turn-queue';
+import { WAKE_QUEUES, WakeQueue } from './wake-queue';
 
-/** Registers one turn queue per shard through @nestjs/bullmq and exposes them as TurnQueue. */
+/** Registers the turn and verify queues of every shard through @nestjs/bullmq. */
 @Module({})
 export class QueueModule {
   static forRoot(config: VigilConfig): DynamicModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     const names = keys.allShards().map((shard) => keys.turnQueueName(shard));
+    const wakeNames = keys.allShards().map((shard) => keys.wakeQueueName(shard));
     const connection = bullConnection(config.redisUrl);
-    const queues = BullModule.registerQueue(...names.map((name) => ({ name })));
+    const queues = BullModule.registerQueue(...[...names, ...wakeNames].map((name) => ({ name })));
     return {
       module: QueueModule,
       imports: [BullModule.forRoot({ connection, prefix: config.keyPrefix }), queues],
@@ -23,9 +25,15 @@ export class QueueModule {
           inject: names.map((name) => getQueueToken(name)),
           useFactory: (...registered: Queue[]) => registered,
         },
+        {
+          provide: WAKE_QUEUES,
+          inject: wakeNames.map((name) => getQueueToken(name)),
+          useFactory: (...registered: Queue[]) => registered,
+        },
         TurnQueue,
+        WakeQueue,
       ],
-      exports: [TurnQueue, TURN_QUEUES, queues],
+      exports: [TurnQueue, TURN_QUEUES, WakeQueue, queues],
     };
   }
 }

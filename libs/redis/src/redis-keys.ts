@@ -80,11 +80,16 @@ export class RedisKeys {
     return `${this.shardBase(shard)}:idx:deadline`;
   }
 
+  /** Running tasks whose Worker reported a call in flight, scored by the call's deadline. */
+  callDeadlineIndex(shard: number): string {
+    return `${this.shardBase(shard)}:idx:calls`;
+  }
+
   verifyingIndex(shard: number): string {
     return `${this.shardBase(shard)}:idx:verifying`;
   }
 
-  /** Unfinished tasks scored by createdAt + TASK_MAX_DURATION_MS. */
+  /** Unfinished tasks scored by when a clock runs out: active time used up, or a question unanswered. */
   expiryIndex(shard: number): string {
     return `${this.shardBase(shard)}:idx:expiry`;
   }
@@ -111,6 +116,11 @@ export class RedisKeys {
   /** BullMQ keys are `<prefix>:<queue>:…`; the tag inside the queue name pins them to the shard. */
   turnQueueName(shard: number): string {
     return `turns{s${shard}}`;
+  }
+
+  /** BullMQ queue that wakes a Watcher when a Worker hands a task of the shard over. */
+  wakeQueueName(shard: number): string {
+    return `wake{s${shard}}`;
   }
 
   /** BullMQ queue of webhook deliveries; the tag pins its keys to the shard like the turn queue. */

@@ -8,6 +8,8 @@ export interface CheckRun {
   /** Checks that could not run (external API down): neither pass nor fail. */
   unavailable: { check: string; reason: string }[];
   passed: boolean;
+  /** What the agent recorded as findings, for the result the user reads. */
+  findings: unknown[];
 }
 
 /** Runs a task's exit criteria with its kind's deterministic checks. */
@@ -53,6 +55,8 @@ export class ExitCheckRunner {
         else throw error;
       }
     }
-    return { checks, unavailable, passed: unavailable.length === 0 && checks.every((check) => check.passed) };
+    // No criterion is no evidence: an empty list never passes (every task is created with one).
+    const passed = checks.length > 0 && unavailable.length === 0 && checks.every((check) => check.passed);
+    return { checks, unavailable, passed, findings: context.findings };
   }
 }

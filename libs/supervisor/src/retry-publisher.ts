@@ -57,12 +57,10 @@ export class RetryPublisher {
     const policy = this.policyOf(task);
     const last = task.retryHistory[task.retryHistory.length - 1];
     if (last?.reason === 'limit') return { reason: 'limit', detail: last.detail ?? 'a limit was reached' };
-    if (task.retryCount > policy.length)
+    if (task.retryCount >= policy.length)
       return { reason: 'policy_exhausted', detail: `all ${policy.length} retries of the policy failed` };
     if (task.sliceCount >= this.config.taskMaxSlices)
       return { reason: 'limit', detail: `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached` };
-    if (task.budgetUsd > 0 && task.spentUsd >= task.budgetUsd)
-      return { reason: 'limit', detail: `task budget of $${task.budgetUsd} reached` };
     return undefined;
   }
 
@@ -71,12 +69,11 @@ export class RetryPublisher {
   }
 
   /**
-   * Attempt 1 ran on policy[0]; retry k runs on policy[k mod n], so consecutive attempts alternate
-   * as the policy does, and there are exactly n retries.
+   * Attempt 1 ran on FIRST_MODEL (or the task's own); retry k runs on policy[k - 1]: the policy
+   * lists the model of each retry in order, and n entries allow exactly n retries.
    */
   private nextModel(task: TaskRecord): string {
-    const policy = this.policyOf(task);
-    return policy[task.retryCount % policy.length];
+    return this.policyOf(task)[task.retryCount];
   }
 
   /** What the next attempt is told: why the last one ended, what is verified, what was reconciled. */
@@ -87,7 +84,7 @@ export class RetryPublisher {
   ): RetryContext {
     const last = task.retryHistory[task.retryHistory.length - 1];
     return {
-      retryNumber: task.retryCount,
+      retryNumber: task.retryCount + 1,
       reason: last?.reason ?? 'crashed',
       ...(last?.detail ? { detail: last.detail } : {}),
       lastVerifiedStep: context.doneSteps.size,
@@ -108,9 +105,12 @@ export class RetryPublisher {
     await this.tasks.transition(task, 'queued', {
       attempt: task.attempt,
       from: ['retrying'],
+      // retryCount counts retries that ran: this one does from here.
+      increments: { retryCount: 1 },
       fields: {
         model,
         retryContext,
+        attemptSpentFrom: task.spentUsd,
         consecutiveErrors: 0,
         lastVerifiedStep: retryContext.lastVerifiedStep,
         recoveryOwner: lease.owner,

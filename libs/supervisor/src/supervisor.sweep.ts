@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { DeadWorkerDetector } from './dead-worker.detector';
-import { Decision, Suspicion, TaskSupervisor } from './task-supervisor';
+import { DeadWorkerDetector, GoneWorkers } from './dead-worker.detector';
+import { Decision, Evidence, Suspicion, TaskSupervisor } from './task-supervisor';
 
 export interface SweepReport {
   inspected: number;
@@ -13,10 +13,14 @@ export interface SweepReport {
 const BATCH = 500;
 const PARALLEL = 16;
 
+type Suspects = Map<string, { suspicion: Suspicion; evidence: Evidence }>;
+
 /**
- * One Watcher tick. Work is found only through indexes (heartbeat deadlines, verifying, expiry),
- * so a sweep costs the same however many healthy tasks exist; each replica sweeps independently
- * and the recovery lease plus fenced transitions keep replicas from doing any task's work twice.
+ * One Watcher tick. Work is found only through indexes (heartbeat deadlines, call deadlines,
+ * verifying, expiry), so a sweep costs the same however many healthy tasks exist; each replica
+ * sweeps independently and the recovery lease plus fenced transitions keep replicas from doing
+ * any task's work twice. `livenessTick` is the cheap check that runs far more often: it looks only
+ * for Worker processes that died, so a crash is recovered in seconds, not at the next sweep.
  */
 @Injectable()
 export class SupervisorSweep {
@@ -31,54 +35,85 @@ export class SupervisorSweep {
 
   async tick(now = Date.now()): Promise<SweepReport> {
     const report: SweepReport = { inspected: 0, decisions: {}, deadWorkers: 0 };
-    const gone = await this.deadWorkers.find().catch((error: unknown) => {
-      // Without CLIENT LIST (managed Redis may rename it) crashes are still found by staleness.
-      this.logger.warn(`dead-worker detection unavailable: ${String(error)}`);
-      return new Set<string>();
-    });
+    const gone = await this.findGone(now);
     report.deadWorkers = gone.size;
     const stillHolding = new Set<string>();
     for (const shard of this.keys.allShards()) {
-      const suspects = new Map<string, Suspicion>();
+      const suspects: Suspects = new Map();
       const replies = (await this.redis
         .pipeline()
         .zrangebyscore(this.keys.expiryIndex(shard), '-inf', now, 'LIMIT', 0, BATCH)
         .zrangebyscore(this.keys.verifyingIndex(shard), '-inf', now, 'LIMIT', 0, BATCH)
         .zrangebyscore(this.keys.deadlineIndex(shard), '-inf', now, 'LIMIT', 0, BATCH)
+        .zrangebyscore(this.keys.callDeadlineIndex(shard), '-inf', now, 'LIMIT', 0, BATCH)
         .exec()) as [Error | null, string[]][];
-      const [expired, verifying, due] = replies.map(([error, ids]) => {
+      const [expired, verifying, due, overran] = replies.map(([error, ids]) => {
         if (error) throw error;
         return ids;
       });
-      for (const id of due) suspects.set(id, 'deadline');
-      for (const id of verifying) suspects.set(id, 'verifying');
-      if (gone.size > 0) {
-        for (const { taskId, workerId } of await this.deadWorkers.tasksOf(shard, gone)) {
-          suspects.set(taskId, 'worker_gone');
-          stillHolding.add(workerId);
-        }
-      }
-      for (const id of expired) suspects.set(id, 'expired');
+      for (const id of overran) suspects.set(id, { suspicion: 'hung_call', evidence: {} });
+      for (const id of due) suspects.set(id, { suspicion: 'deadline', evidence: {} });
+      for (const id of verifying) suspects.set(id, { suspicion: 'verifying', evidence: {} });
+      await this.addGone(shard, gone, suspects, stillHolding);
+      for (const id of expired) suspects.set(id, { suspicion: 'expired', evidence: {} });
       await this.inspectAll(suspects, report, now);
     }
-    // A gone worker is forgotten once it holds no active task: until then each sweep looks again.
-    await this.deadWorkers.forget(new Set([...gone].filter((id) => !stillHolding.has(id))));
+    await this.forgetIdle(gone, stillHolding);
     if (report.inspected > 0) this.logger.log(`sweep: ${JSON.stringify(report)}`);
     return report;
   }
 
-  private async inspectAll(
-    suspects: Map<string, Suspicion>,
-    report: SweepReport,
-    now: number,
+  /** Only the tasks of Worker processes that died: cheap enough to run every second. */
+  async livenessTick(now = Date.now()): Promise<SweepReport> {
+    const report: SweepReport = { inspected: 0, decisions: {}, deadWorkers: 0 };
+    const gone = await this.findGone(now);
+    report.deadWorkers = gone.size;
+    if (gone.size === 0) return report;
+    const stillHolding = new Set<string>();
+    for (const shard of this.keys.allShards()) {
+      const suspects: Suspects = new Map();
+      await this.addGone(shard, gone, suspects, stillHolding);
+      await this.inspectAll(suspects, report, now);
+    }
+    await this.forgetIdle(gone, stillHolding);
+    if (report.inspected > 0) this.logger.log(`liveness: ${JSON.stringify(report)}`);
+    return report;
+  }
+
+  private async findGone(now: number): Promise<GoneWorkers> {
+    return this.deadWorkers.find(now).catch((error: unknown) => {
+      // Without CLIENT LIST (managed Redis may rename it) crashes are still found by staleness.
+      this.logger.warn(`dead-worker detection unavailable: ${String(error)}`);
+      return new Map<string, number>();
+    });
+  }
+
+  private async addGone(
+    shard: number,
+    gone: GoneWorkers,
+    suspects: Suspects,
+    holding: Set<string>,
   ): Promise<void> {
+    if (gone.size === 0) return;
+    for (const { taskId, workerId } of await this.deadWorkers.tasksOf(shard, gone)) {
+      suspects.set(taskId, { suspicion: 'worker_gone', evidence: { workerGoneSince: gone.get(workerId) } });
+      holding.add(workerId);
+    }
+  }
+
+  /** A gone worker is forgotten once it holds no active task: until then each check looks again. */
+  private async forgetIdle(gone: GoneWorkers, stillHolding: Set<string>): Promise<void> {
+    await this.deadWorkers.forget([...gone.keys()].filter((id) => !stillHolding.has(id)));
+  }
+
+  private async inspectAll(suspects: Suspects, report: SweepReport, now: number): Promise<void> {
     const queue = [...suspects];
     const workers = Array.from({ length: Math.min(PARALLEL, queue.length) }, async () => {
       for (let next = queue.shift(); next; next = queue.shift()) {
-        const [id, suspicion] = next;
+        const [id, { suspicion, evidence }] = next;
         report.inspected++;
         try {
-          const decision = await this.supervisor.inspect(id, suspicion, now);
+          const decision = await this.supervisor.inspect(id, suspicion, now, evidence);
           report.decisions[decision] = (report.decisions[decision] ?? 0) + 1;
         } catch (error) {
           // Logged and left in its index: the next sweep looks at it again.

@@ -14,7 +14,13 @@ import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
 
-export type Suspicion = 'deadline' | 'verifying' | 'expired' | 'worker_gone';
+export type Suspicion = 'deadline' | 'verifying' | 'expired' | 'worker_gone' | 'hung_call';
+
+/** What the Watcher saw before it took the lease. */
+export interface Evidence {
+  /** When the task's Worker was first seen without its liveness connection (worker_gone). */
+  workerGoneSince?: number;
+}
 
 export type Decision =
   | 'hands_off'
@@ -25,6 +31,7 @@ export type Decision =
   | 'completed'
   | 'verification_pending'
   | 'lease_held'
+  | 'abort_requested'
   | 'nothing';
 
 const LEASE_TTL_MS = 60_000;
@@ -48,10 +55,15 @@ export class TaskSupervisor {
     @Inject('WATCHER_ID') private readonly watcherId: string,
   ) {}
 
-  async inspect(taskId: string, suspicion: Suspicion, now = Date.now()): Promise<Decision> {
+  async inspect(
+    taskId: string,
+    suspicion: Suspicion,
+    now = Date.now(),
+    evidence: Evidence = {},
+  ): Promise<Decision> {
     const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
       try {
-        return await this.decide(taskId, suspicion, lease, now);
+        return await this.decide(taskId, suspicion, lease, now, evidence);
       } catch (error) {
         // A stop, pause or the Worker's own hand-off landed between our read and our write: the
         // fenced transition refused us, and the task is no longer ours to act on.
@@ -65,23 +77,27 @@ export class TaskSupervisor {
     return decision ?? 'lease_held';
   }
 
-  private async decide(taskId: string, suspicion: Suspicion, lease: Lease, now: number): Promise<Decision> {
+  private async decide(
+    taskId: string,
+    suspicion: Suspicion,
+    lease: Lease,
+    now: number,
+    evidence: Evidence,
+  ): Promise<Decision> {
     const task = await this.tasks.get(taskId);
     if (!task || TERMINAL_STATUSES.includes(task.status)) return 'nothing';
-    if (suspicion === 'expired' && task.createdAt + this.config.taskMaxDurationMs <= now) {
-      await this.retries.fail(
-        task,
-        'limit',
-        `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms) reached`,
-        lease,
-        true,
-      );
+    const clock = suspicion === 'expired' ? this.clockRanOut(task, now) : undefined;
+    if (clock) {
+      // Only the active-time limit overrides whatever the task is doing; an unanswered question
+      // fails only a task still waiting for its answer.
+      await this.retries.fail(task, 'limit', clock.detail, lease, clock.anyStatus);
       return 'failed';
     }
+    if (suspicion === 'expired') await this.rescheduleClock(task, now);
     switch (task.status) {
       case 'running':
       case 'waiting_on_tool':
-        return this.checkLiveness(task, suspicion === 'worker_gone', lease, now);
+        return this.checkLiveness(task, suspicion, evidence, lease, now);
       case 'queued':
         return this.checkQueued(task, now);
       case 'retrying':
@@ -95,22 +111,104 @@ export class TaskSupervisor {
     }
   }
 
-  /** A fresh heartbeat means hands off; a stale one, or a provably dead worker, means recovery. */
+  /**
+   * The task's clock ran out: active time used up (paused and waiting time do not count), or a
+   * question to a person unanswered for HUMAN_WAIT_TIMEOUT_MS. A paused task has no clock.
+   */
+  private clockRanOut(task: TaskRecord, now: number): { detail: string; anyStatus: boolean } | undefined {
+    if (task.status === 'waiting_on_human') {
+      if (task.humanDeadlineAt === null || task.humanDeadlineAt > now) return undefined;
+      const waited = Math.round(this.config.humanWaitTimeoutMs / 60_000);
+      return {
+        detail: `the question "${task.humanQuestion ?? ''}" went unanswered for ${waited} min (HUMAN_WAIT_TIMEOUT_MS)`,
+        anyStatus: false,
+      };
+    }
+    if (task.activeSince === null) return undefined;
+    const active = task.activeMs + Math.max(0, now - task.activeSince);
+    if (active < this.config.taskMaxDurationMs) return undefined;
+    return {
+      detail: `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms of active time) reached`,
+      anyStatus: true,
+    };
+  }
+
+  /** An expiry entry that came due early (clock skew, a stale score): put back at the real time. */
+  private async rescheduleClock(task: TaskRecord, now: number): Promise<void> {
+    const at =
+      task.status === 'waiting_on_human'
+        ? task.humanDeadlineAt
+        : task.activeSince === null
+          ? null
+          : now + this.config.taskMaxDurationMs - task.activeMs - Math.max(0, now - task.activeSince);
+    if (at !== null) await this.tasks.deferSweep(task, 'expiry', Math.max(at, now + 1000));
+  }
+
+  /**
+   * Hands off while the Worker proves itself alive and no call is past its deadline
+   * (docs/ARCHITECTURE.md, invariant 6). Otherwise names what happened: `crashed` (its process is
+   * gone), `frozen` (connected but silent, or deaf to the abort of a call past its deadline), or,
+   * for a call past its deadline in a Worker that still beats, asks that Worker to abort the call
+   * (its slice then ends the turn as `hung_call`).
+   */
   private async checkLiveness(
     task: TaskRecord,
-    workerGone: boolean,
+    suspicion: Suspicion,
+    evidence: Evidence,
     lease: Lease,
     now: number,
   ): Promise<Decision> {
-    const heartbeatAge = now - (task.lastHeartbeatAt ?? task.updatedAt);
-    if (!workerGone && heartbeatAge < this.config.staleAfterMs) return 'hands_off';
-    // A vanished connection alone may be a network blip or a Redis restart: a dead worker has also
-    // missed a heartbeat (a live slice beats at least every HEARTBEAT_INTERVAL_MS).
-    if (workerGone && heartbeatAge < 2 * this.config.heartbeatIntervalMs) return 'hands_off';
-    const reason: FailureReason = workerGone ? 'crashed' : 'timeout';
-    const detail = workerGone
-      ? `worker ${task.workerId ?? '?'} is gone`
-      : `no heartbeat for ${Math.round(heartbeatAge / 1000)} s`;
+    const lastProof = task.lastHeartbeatAt ?? task.updatedAt;
+    const heartbeatAge = now - lastProof;
+    // A dead process writes nothing: a proof of life after its connection vanished was a blip.
+    if (
+      suspicion === 'worker_gone' &&
+      evidence.workerGoneSince !== undefined &&
+      lastProof < evidence.workerGoneSince
+    )
+      return this.recover(
+        task,
+        'crashed',
+        `worker ${task.workerId ?? '?'} is gone (its connection closed)`,
+        lease,
+        now,
+      );
+    if (heartbeatAge >= this.config.staleAfterMs)
+      return this.recover(
+        task,
+        'frozen',
+        `no heartbeat for ${Math.round(heartbeatAge / 1000)} s`,
+        lease,
+        now,
+      );
+    const call = task.inFlight;
+    if (!call || call.deadlineAt > now) return 'hands_off';
+    const grace = this.hungCallGraceMs();
+    if (now < call.deadlineAt + grace) {
+      await this.signals.publish({ taskId: task.id, action: 'abort_call', attempt: task.attempt });
+      await this.tasks.deferSweep(task, 'calls', call.deadlineAt + grace);
+      this.logger.warn(
+        `task ${task.id}: ${call.kind} call ${call.name} is past its deadline, abort requested`,
+      );
+      return 'abort_requested';
+    }
+    const late = Math.round((now - call.deadlineAt) / 1000);
+    const detail = `${call.kind} call ${call.name} overran its deadline by ${late} s and the worker did not abort it`;
+    return this.recover(task, 'frozen', detail, lease, now);
+  }
+
+  /** How long a Worker told to abort a call has to do it: two heartbeats. */
+  private hungCallGraceMs(): number {
+    return 2 * this.config.heartbeatIntervalMs;
+  }
+
+  private async recover(
+    task: TaskRecord,
+    reason: FailureReason,
+    detail: string,
+    lease: Lease,
+    now: number,
+  ): Promise<Decision> {
     await this.tasks.transition(task, 'retrying', {
       attempt: task.attempt,
       from: ['running', 'waiting_on_tool'],
@@ -157,7 +255,7 @@ export class TaskSupervisor {
         from: ['verifying'],
         fields: {
           verification,
-          result: { summary: task.claim?.summary ?? '', checks: run.checks },
+          result: { summary: task.claim?.summary ?? '', checks: run.checks, findings: run.findings },
           ...owner,
         },
         eventData: {

@@ -2,7 +2,8 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, RedisKeys } from '@vigil/redis';
 
-export type ControlAction = 'stop' | 'pause';
+/** stop and pause abort a slice; abort_call (from a Watcher) aborts a call past its deadline. */
+export type ControlAction = 'stop' | 'pause' | 'abort_call';
 
 export interface ControlSignal {
   taskId: string;

@@ -12,6 +12,7 @@ export const JSON_FIELDS = new Set([
   'agent',
   'retryContext',
   'claim',
+  'inFlight',
 ]);
 
 /** Fields as stored in the task hash: strings, with structured values JSON-encoded. */
@@ -26,6 +27,8 @@ export function encodeNewTask(id: string, task: NewTask, now: number): Record<st
     input: JSON.stringify(task.input),
     status: 'queued',
     attempt: '1',
+    activeMs: '0',
+    activeSince: String(now),
     model: task.model,
     completedUnits: task.totalUnits === null ? '' : '0',
     totalUnits: task.totalUnits === null ? '' : String(task.totalUnits),
@@ -76,12 +79,16 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     title: hash.title ?? '',
     input: json('input'),
     status: hash.status,
+    statusReason: optionalString(hash.statusReason) as TaskRecord['statusReason'],
     attempt: Number(hash.attempt),
     model: hash.model ?? '',
+    provider: optionalString(hash.provider) as TaskRecord['provider'],
     currentStep: optionalString(hash.currentStep),
     completedUnits: optionalNumber(hash.completedUnits),
     totalUnits: optionalNumber(hash.totalUnits),
     lastHeartbeatAt: optionalNumber(hash.lastHeartbeatAt),
+    inFlight: json('inFlight') as TaskRecord['inFlight'],
+    loopLagMs: optionalNumber(hash.loopLagMs),
     lastVerifiedStep: Number(hash.lastVerifiedStep ?? 0),
     sliceCount: Number(hash.sliceCount ?? 0),
     consecutiveErrors: Number(hash.consecutiveErrors ?? 0),
@@ -98,6 +105,8 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     startedAt: optionalNumber(hash.startedAt),
     updatedAt: Number(hash.updatedAt),
     finishedAt: optionalNumber(hash.finishedAt),
+    activeMs: Number(hash.activeMs ?? 0),
+    activeSince: optionalNumber(hash.activeSince),
     lastUserUpdateAt: optionalNumber(hash.lastUserUpdateAt),
     recoveryOwner: optionalString(hash.recoveryOwner),
     recoveryLeaseExpiresAt: optionalNumber(hash.recoveryLeaseExpiresAt),
@@ -110,5 +119,7 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     claim: json('claim') as TaskRecord['claim'],
     humanQuestion: optionalString(hash.humanQuestion),
     humanInput: optionalString(hash.humanInput),
+    humanDeadlineAt: optionalNumber(hash.humanDeadlineAt),
+    archived: hash.archived === '1',
   };
 }

@@ -8,7 +8,7 @@ import { TaskScripts } from './scripts/task-scripts';
 import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
 import { TASK_STATUSES, TaskStatus } from './task-status';
-import type { FailureReason, NewTask, TaskRecord } from './task.types';
+import type { FailureReason, InFlightCall, NewTask, TaskRecord } from './task.types';
 
 export interface TransitionOptions {
   /** The writer's attempt; omitted only for operator actions (stop, pause, resume, input). */
@@ -16,7 +16,11 @@ export interface TransitionOptions {
   /** Compare-and-set: apply only if the stored status is one of these. */
   from?: TaskStatus[];
   fields?: Record<string, string | number | object | null>;
-  /** Marks the current attempt failed: appended to retryHistory, attempt and retryCount bumped. */
+  /**
+   * Marks the current attempt failed: appended to retryHistory (with what the attempt spent and
+   * who ran it, from the record) and the attempt bumped. retryCount counts retries that ran: the
+   * Watcher increments it when it publishes one.
+   */
   failedAttempt?: { model: string; reason: FailureReason; detail?: string };
   eventType?: string;
   eventData?: Record<string, unknown>;
@@ -33,6 +37,12 @@ export interface Progress {
   currentStep?: string;
   completedUnits?: number;
   totalUnits?: number;
+}
+
+/** What a heartbeat reports beside progress: the call in flight (none: null) and the event-loop lag. */
+export interface Liveness {
+  inFlight?: InFlightCall | null;
+  loopLagMs?: number;
 }
 
 export interface TaskPage {
@@ -127,6 +137,7 @@ export class TaskRepository {
       this.keys.expiryIndex(shard),
       this.keys.updatesIndex(shard),
       ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, task.tenantId, status)),
+      this.keys.callDeadlineIndex(shard),
     ];
   }
 
@@ -149,6 +160,8 @@ export class TaskRepository {
       options.eventData ? JSON.stringify(options.eventData) : '',
       this.config.eventStreamMaxLen,
       options.increments ? JSON.stringify(options.increments) : '',
+      this.config.taskMaxDurationMs,
+      this.config.humanWaitTimeoutMs,
     ];
   }
 
@@ -178,7 +191,7 @@ export class TaskRepository {
   async heartbeat(
     taskId: string,
     attempt: number,
-    progress: Progress,
+    progress: Progress & Liveness,
     emitEvent: boolean,
     now = Date.now(),
   ): Promise<void> {
@@ -187,9 +200,17 @@ export class TaskRepository {
     if (progress.currentStep !== undefined) fields.currentStep = progress.currentStep;
     if (progress.completedUnits !== undefined) fields.completedUnits = String(progress.completedUnits);
     if (progress.totalUnits !== undefined) fields.totalUnits = String(progress.totalUnits);
+    if (progress.inFlight !== undefined)
+      fields.inFlight = progress.inFlight ? JSON.stringify(progress.inFlight) : '';
+    if (progress.loopLagMs !== undefined) fields.loopLagMs = String(Math.round(progress.loopLagMs));
     const [code, status, stored] = await this.scripts.run<ScriptReply>(
       'heartbeat-task',
-      [this.keys.task(taskId), this.keys.events(shard), this.keys.deadlineIndex(shard)],
+      [
+        this.keys.task(taskId),
+        this.keys.events(shard),
+        this.keys.deadlineIndex(shard),
+        this.keys.callDeadlineIndex(shard),
+      ],
       [
         attempt,
         now,
@@ -197,6 +218,7 @@ export class TaskRepository {
         JSON.stringify(fields),
         this.config.eventStreamMaxLen,
         emitEvent ? '1' : '0',
+        progress.inFlight ? progress.inFlight.deadlineAt : '',
       ],
     );
     if (code !== ScriptCode.Applied)
@@ -213,11 +235,16 @@ export class TaskRepository {
    */
   async deferSweep(
     task: Pick<TaskRecord, 'id' | 'status' | 'attempt'>,
-    index: 'deadline' | 'verifying',
+    index: 'deadline' | 'verifying' | 'calls' | 'expiry',
     at: number,
   ): Promise<boolean> {
     const shard = this.keys.shardOf(task.id);
-    const key = index === 'deadline' ? this.keys.deadlineIndex(shard) : this.keys.verifyingIndex(shard);
+    const key = {
+      deadline: this.keys.deadlineIndex(shard),
+      verifying: this.keys.verifyingIndex(shard),
+      calls: this.keys.callDeadlineIndex(shard),
+      expiry: this.keys.expiryIndex(shard),
+    }[index];
     const [code] = await this.scripts.run<[number]>(
       'touch-index',
       [this.keys.task(task.id), key],

@@ -1,14 +1,40 @@
+import type { ProviderName } from '@vigil/config';
 import type { TaskStatus } from './task-status';
 
-export type FailureReason = 'timeout' | 'crashed' | 'tool_error' | 'failed_verification' | 'limit';
+/**
+ * Why an attempt ended without completing (docs/ARCHITECTURE.md, "Stalls, diagnosed"): its Worker
+ * process is gone (`crashed`), connected but silent (`frozen`), alive but a model or tool call
+ * overran its deadline (`hung_call`), too many tool errors in a row (`tool_error`), its claim
+ * failed the exit checks (`failed_verification`), or a bound was reached (`limit`).
+ */
+export type FailureReason =
+  'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit';
 
 export interface RetryEntry {
   attempt: number;
   model: string;
+  /** Who actually ran the attempt (`scripted` for the offline agent). */
+  provider: ProviderName | null;
+  /** The Worker process that ran the attempt's last slice. */
+  workerId?: string | null;
   result: 'failed';
   reason: FailureReason;
   detail?: string;
+  /** What the attempt spent. */
+  costUsd: number;
   at: number;
+}
+
+/** Why a task is paused or waiting. */
+export type StatusReason =
+  'user' | 'budget' | 'global_spend_limit' | 'human_input' | 'children' | 'unresolved_write' | 'archived';
+
+/** The model or tool call a Worker has in flight, as its last heartbeat reported it. */
+export interface InFlightCall {
+  kind: 'model' | 'tool';
+  name: string;
+  since: number;
+  deadlineAt: number;
 }
 
 export interface ExitCriterion {
@@ -57,6 +83,7 @@ export interface ScriptedMisbehaviour {
 }
 
 export interface AgentOptions {
+  model?: string;
   policy?: string[];
   scripted?: ScriptedMisbehaviour;
 }
@@ -75,12 +102,18 @@ export interface TaskRecord {
   title: string;
   input: unknown;
   status: TaskStatus;
+  statusReason: StatusReason | null;
   attempt: number;
   model: string;
+  /** Who runs the current attempt (`scripted` when the offline agent does). */
+  provider: ProviderName | null;
   currentStep: string | null;
   completedUnits: number | null;
   totalUnits: number | null;
   lastHeartbeatAt: number | null;
+  inFlight: InFlightCall | null;
+  /** The Worker's event-loop lag at its last heartbeat (ms). */
+  loopLagMs: number | null;
   lastVerifiedStep: number;
   sliceCount: number;
   consecutiveErrors: number;
@@ -98,6 +131,10 @@ export interface TaskRecord {
   startedAt: number | null;
   updatedAt: number;
   finishedAt: number | null;
+  /** Time spent in active states (queued, running, waiting on a tool, verifying, retrying). */
+  activeMs: number;
+  /** When the current active period began (null while paused, waiting on a person or finished). */
+  activeSince: number | null;
   lastUserUpdateAt: number | null;
   recoveryOwner: string | null;
   recoveryLeaseExpiresAt: number | null;
@@ -112,6 +149,8 @@ export interface TaskRecord {
   claim: { summary: string; attempt: number; at: number } | null;
   humanQuestion: string | null;
   humanInput: string | null;
+  humanDeadlineAt: number | null;
+  archived: boolean;
 }
 
 export interface RetryContext {

@@ -1,9 +1,27 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '../../..');
 
 export type AppName = 'api' | 'worker' | 'watcher' | 'notifier';
+
+/** The build the process tests run: dist/, or VIGIL_DIST_DIR. */
+export function builtDistDir(): string {
+  return join(ROOT, process.env.VIGIL_DIST_DIR ?? 'dist');
+}
+
+/**
+ * A copy of the build stamped as another code version (as a deploy of a new commit would be),
+ * inside the checkout so its modules resolve from node_modules; `remove` deletes it.
+ */
+export function copyBuildAs(commit: string): { dir: string; remove: () => void } {
+  const dir = join(ROOT, `.dist-${commit}-${process.pid}`);
+  cpSync(builtDistDir(), dir, { recursive: true });
+  const stamp = JSON.parse(readFileSync(join(dir, 'BUILD_INFO.json'), 'utf8')) as { version: string };
+  writeFileSync(join(dir, 'BUILD_INFO.json'), JSON.stringify({ version: stamp.version, commit }));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
 
 /** A built app (dist/) running as its own OS process, as in production. */
 export class AppProcess {
@@ -25,7 +43,7 @@ export class AppProcess {
   }
 
   static start(app: AppName | string, env: Record<string, string>, script?: string): AppProcess {
-    const entry = script ?? join(ROOT, process.env.VIGIL_DIST_DIR ?? 'dist', `apps/${app}/src/main.js`);
+    const entry = script ?? join(builtDistDir(), `apps/${app}/src/main.js`);
     const child = spawn(process.execPath, [entry], {
       cwd: ROOT,
       env: { ...process.env, LOG_LEVEL: 'info', ...env },

@@ -4,3 +4,5 @@ export * from './http-client';
 export * from './app-process';
 export * from './vigil-stack';
 export * from './free-port';
+export * from './webhook-receiver';
+export * from './anthropic-fake';

@@ -4,6 +4,19 @@ import { loadConfig, VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 
 /**
+ * The unit tier (`*.spec.ts`, jest project `unit`) runs without Redis: its setup file
+ * (test/setup-unit.js) sets VIGIL_TEST_TIER=unit and points REDIS_URL at a closed port. A spec that
+ * needs a real Redis is an integration spec and is named `*.int-spec.ts`.
+ */
+function assertRedisAllowed(name: string): void {
+  if (process.env.VIGIL_TEST_TIER !== 'unit') return;
+  throw new Error(
+    `RedisTestContext('${name}') in a unit spec: the unit tier (*.spec.ts) has no Redis. ` +
+      'A spec that talks to Redis is an integration spec: rename it to *.int-spec.ts (npm run test:int).',
+  );
+}
+
+/**
  * A real Redis connection with a key prefix unique to one test file, so test files never see each
  * other's keys; `close` deletes everything under the prefix.
  */
@@ -14,6 +27,7 @@ export class RedisTestContext {
   readonly keys: RedisKeys;
 
   constructor(name: string, env: Record<string, string> = {}) {
+    assertRedisAllowed(name);
     this.prefix = `test-${name}-${randomBytes(4).toString('hex')}`;
     this.config = loadConfig({ ...process.env, ...env, KEY_PREFIX: this.prefix });
     this.redis = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { TaskRecord, TaskRepository } from '@vigil/tasks';
 import { AppName, AppProcess } from './app-process';
 import { HttpClient } from './http-client';
@@ -19,7 +20,8 @@ export class VigilStack {
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   }
 
-  async start(app: AppName, extraEnv: Record<string, string> = {}): Promise<AppProcess> {
+  /** `distDir`: run the app from another build (e.g. a second code version), default VIGIL_DIST_DIR or dist/. */
+  async start(app: AppName, extraEnv: Record<string, string> = {}, distDir?: string): Promise<AppProcess> {
     const portVariable = {
       api: 'PORT',
       worker: 'WORKER_PORT',
@@ -28,7 +30,12 @@ export class VigilStack {
     }[app];
     // Port 0: the OS picks a free port. A fixed range collides now and then with the ephemeral
     // ports of outgoing connections (EADDRINUSE); the app names the port it got in its ready line.
-    const process = AppProcess.start(app, { ...this.ctx.env(this.env), [portVariable]: '0', ...extraEnv });
+    const script = distDir ? join(distDir, `apps/${app}/src/main.js`) : undefined;
+    const process = AppProcess.start(
+      app,
+      { ...this.ctx.env(this.env), [portVariable]: '0', ...extraEnv },
+      script,
+    );
     this.processes.push(process);
     await process.waitFor(new RegExp(`vigil-${app} ready on port \\d+`));
     const port = /ready on port (\d+)/.exec(process.text())![1];

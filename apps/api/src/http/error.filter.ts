@@ -1,7 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { WebhookTargetError } from '@vigil/notify';
-import { UnknownKindError } from '@vigil/kinds';
+import { boundedProblems, UnknownKindError } from '@vigil/kinds';
 import {
   DomainError,
   IdempotencyConflictError,
@@ -37,12 +37,23 @@ const REASONS: Record<number, string> = {
   404: 'Not Found',
   409: 'Conflict',
   413: 'Payload Too Large',
+  415: 'Unsupported Media Type',
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
 };
 
-/** The one place errors become HTTP: always `{statusCode, error, message}`. */
+/** An error body's message is cut at this many characters, so a body stays well under 4 KB. */
+export const MAX_ERROR_MESSAGE_CHARS = 3000;
+
+/** At most 20 problems joined, cut to MAX_ERROR_MESSAGE_CHARS (docs/ARCHITECTURE.md, "Requests and errors"). */
+function bounded(problems: readonly unknown[]): string {
+  const list = problems.map(String);
+  const text = (list.length === 1 ? list : boundedProblems(list)).join('; ');
+  return text.length <= MAX_ERROR_MESSAGE_CHARS ? text : `${text.slice(0, MAX_ERROR_MESSAGE_CHARS - 1)}…`;
+}
+
+/** The one place errors become HTTP: always `{statusCode, error, message}`, bounded in size. */
 @Catch()
 export class ErrorFilter implements ExceptionFilter {
   private readonly logger = new Logger('ErrorFilter');
@@ -56,10 +67,12 @@ export class ErrorFilter implements ExceptionFilter {
       statusCode = exception.getStatus();
       const body = exception.getResponse();
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
-      message = Array.isArray(raw) ? raw.join('; ') : String(raw ?? exception.message);
+      message = bounded(Array.isArray(raw) ? raw : [raw ?? exception.message]);
     } else if (exception instanceof DomainError) {
       statusCode = statusOf(exception);
-      message = exception.message;
+      message = bounded(
+        exception instanceof InvalidTaskInputError ? exception.problems : [exception.message],
+      );
       if (exception instanceof IllegalTransitionError) extra.currentStatus = exception.currentStatus;
     } else if (isBodyParserError(exception)) {
       statusCode = exception.status;

@@ -63,7 +63,7 @@ export class AnthropicProvider implements ModelProvider {
     if (signal.aborted) throw abortError(signal);
     const body: Anthropic.MessageCreateParamsNonStreaming = {
       model: this.modelId,
-      max_tokens: MAX_OUTPUT_TOKENS,
+      max_tokens: request.maxTokens ?? MAX_OUTPUT_TOKENS,
       messages: toAnthropicMessages(request.messages),
       ...(request.system ? { system: request.system } : {}),
       ...(request.tools.length ? { tools: request.tools.map(toAnthropicTool) } : {}),

@@ -98,7 +98,7 @@ export class GeminiProvider implements ModelProvider {
             ? { tools: [{ functionDeclarations: request.tools.map(toGeminiDeclaration) }] }
             : {}),
           abortSignal: signal,
-          maxOutputTokens: MAX_OUTPUT_TOKENS,
+          maxOutputTokens: request.maxTokens ?? MAX_OUTPUT_TOKENS,
         },
       });
       response = await raceAbort(call, signal);

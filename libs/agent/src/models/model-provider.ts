@@ -28,6 +28,8 @@ export interface GenerateRequest {
   readonly messages: ChatMessage[];
   tools: ToolSpec[];
   signal: AbortSignal;
+  /** The output bound of this call, lowered from the provider's default to fit the budget. */
+  maxTokens?: number;
 }
 
 export interface GenerateResult {

@@ -1,6 +1,6 @@
 import type { ModelProvider, Usage } from './model-provider';
 
-interface Price {
+export interface Price {
   /** USD per million input tokens. */
   input: number;
   /** USD per million output tokens. */
@@ -18,7 +18,7 @@ const PRICES: [prefix: string, price: Price][] = [
 ];
 const DEAREST: Price = { input: 15, output: 75 };
 
-function priceOf(modelId: string): Price {
+export function priceOf(modelId: string): Price {
   return PRICES.find(([prefix]) => modelId.startsWith(prefix))?.[1] ?? DEAREST;
 }
 

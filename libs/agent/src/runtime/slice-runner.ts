@@ -1,13 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { providerOf, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry, PlanStep, TaskKind } from '@vigil/kinds';
-import { TurnJob, TurnQueue } from '@vigil/queue';
+import { CODE_VERSION } from '@vigil/platform';
+import { TurnJob, TurnQueue, WakeQueue } from '@vigil/queue';
 import {
   FailureReason,
   IllegalTransitionError,
   LoadedSlice,
   StaleAttemptError,
+  SpendLedger,
   StepRecorder,
   TaskContextStore,
   TaskRecord,
@@ -16,7 +18,10 @@ import {
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
 import { ModelProviders } from '../models/model-providers';
-import { ActiveSlices } from './active-slices';
+import { ActiveSlices, DrainDeadlineError } from './active-slices';
+import { CallWatchdog, HungCallError } from './call-watchdog';
+import { LoopLag } from './loop-lag';
+import { ModelSpend } from './model-spend';
 import { GlobalSpendGate } from './global-spend.gate';
 import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceContextCache } from './slice-context';
@@ -58,46 +63,85 @@ export class SliceRunner {
     private readonly executor: ToolExecutor,
     private readonly kinds: KindRegistry,
     private readonly turns: TurnQueue,
+    private readonly wakeups: WakeQueue,
     private readonly providers: ModelProviders,
     private readonly active: ActiveSlices,
     private readonly spend: GlobalSpendGate,
+    private readonly ledger: SpendLedger,
+    private readonly watchdog: CallWatchdog,
+    private readonly loopLag: LoopLag,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject(WORKER_ID) private readonly workerId: string,
   ) {}
+
+  /** True once this Worker is shutting down: new slice jobs go back to the queue for another. */
+  get draining(): boolean {
+    return this.active.draining;
+  }
 
   async run(job: TurnJob): Promise<SliceOutcome> {
     const claimed = await this.claim(job);
     if (claimed === 'skipped' || claimed === 'failed_turn') return claimed;
 
     const { task } = claimed;
-    const controller = this.active.register(task.id, job.attempt);
+    let session: SliceSession | undefined;
+    const controller = this.active.register(task.id, job.attempt, () => session?.inFlight ?? null);
     const heartbeat = new HeartbeatTimer(
       this.config.heartbeatIntervalMs,
-      () => this.tasks.heartbeat(task.id, job.attempt, {}, true),
+      () =>
+        this.tasks.heartbeat(
+          task.id,
+          job.attempt,
+          { inFlight: session?.inFlight ?? null, loopLagMs: this.loopLag.sample() },
+          true,
+        ),
       (error) => controller.abort(error),
       isFencingError,
     );
     heartbeat.start();
     try {
-      const { session, plan } = this.createSession(claimed, job, controller.signal, heartbeat);
+      const created = this.createSession(claimed, job, controller, heartbeat);
+      session = created.session;
       const result = await session.run();
       heartbeat.stop();
       return await this.handOff(task, job, result, () => {
-        const kept = session.heldContext();
-        if (kept) this.heldContexts.put(task.id, { ...kept, plan: plan.current });
+        const kept = created.session.heldContext();
+        if (kept) this.heldContexts.put(task.id, { ...kept, plan: created.plan.current });
       });
     } catch (error) {
-      if (controller.signal.aborted || isFencingError(error)) {
-        this.logger.log(
-          `task ${task.id} attempt ${job.attempt}: slice abandoned (${String(controller.signal.reason ?? error)})`,
-        );
-        return 'aborted';
-      }
-      throw error;
+      heartbeat.stop();
+      return await this.ended(task, job, controller.signal, error);
     } finally {
       heartbeat.stop();
       this.active.release(task.id, controller);
     }
+  }
+
+  /**
+   * A slice that ended by an abort or a refused write: a hung call ends the turn (`hung_call`), a
+   * drain past its deadline hands the task on, a stop, pause or recovery means it is not ours.
+   */
+  private async ended(
+    task: TaskRecord,
+    job: TurnJob,
+    signal: AbortSignal,
+    error: unknown,
+  ): Promise<SliceOutcome> {
+    const reason: unknown = signal.aborted ? signal.reason : error;
+    if (!signal.aborted && !isFencingError(error)) throw error;
+    try {
+      if (reason instanceof HungCallError) {
+        await this.failTurn(task, job.attempt, 'hung_call', reason.message, RUNNING);
+        return 'failed_turn';
+      }
+      if (reason instanceof DrainDeadlineError) {
+        return await this.handOff(task, job, { end: 'next_slice' }, () => undefined);
+      }
+    } catch (refused) {
+      if (!isFencingError(refused) && !(refused instanceof IllegalTransitionError)) throw refused;
+    }
+    this.logger.log(`task ${task.id} attempt ${job.attempt}: slice abandoned (${String(reason)})`);
+    return 'aborted';
   }
 
   /**
@@ -125,7 +169,12 @@ export class SliceRunner {
         attempt: job.attempt,
         from: ['queued'],
         increments: { sliceCount: 1 },
-        fields: { workerId: this.workerId, lastHeartbeatAt: Date.now() },
+        fields: {
+          workerId: this.workerId,
+          lastHeartbeatAt: Date.now(),
+          provider: providerOf(task.model, this.config),
+          codeVersion: CODE_VERSION.label,
+        },
       });
     } catch (error) {
       if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) return 'skipped';
@@ -138,7 +187,7 @@ export class SliceRunner {
   private createSession(
     claimed: ClaimedSlice,
     job: TurnJob,
-    signal: AbortSignal,
+    controller: AbortController,
     heartbeat: HeartbeatTimer,
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
     const { task, context } = claimed;
@@ -164,11 +213,19 @@ export class SliceRunner {
       writer: randomUUID(),
       onStepRecorded: () => heartbeat.touch(),
       provider,
-      signal,
+      signal: controller.signal,
       config: this.config,
       recorder: this.recorder,
       executor: this.executor,
-      spend: this.spend,
+      money: new ModelSpend(this.ledger, this.spend, {
+        id: task.id,
+        attempt: job.attempt,
+        budgetUsd: task.budgetUsd,
+      }),
+      watchdog: this.watchdog,
+      onHungCall: (call) => controller.abort(new HungCallError(call, 'deadline')),
+      draining: () => this.active.draining,
+      codeVersion: CODE_VERSION.label,
     });
     return { session, plan };
   }
@@ -194,18 +251,29 @@ export class SliceRunner {
           fields: { claim: { summary: result.claim ?? '', attempt, at: Date.now() } },
           eventData: { claim: result.claim ?? '' },
         });
+        // A claim is checked within a second, not at the next sweep (the sweep is the backstop).
+        await this.wakeups.publish({ taskId: task.id, attempt, reason: 'verifying' });
         return 'verifying';
       case 'waiting_on_human':
         await this.tasks.transition(task, 'waiting_on_human', {
           attempt,
           from: RUNNING,
-          fields: { humanQuestion: result.question ?? '', humanInput: null },
+          fields: { humanQuestion: result.question ?? '', humanInput: null, statusReason: 'human_input' },
           eventData: { question: result.question ?? '' },
         });
         return 'waiting_on_human';
       case 'failed_turn':
         await this.failTurn(task, attempt, result.reason ?? 'tool_error', result.detail, RUNNING);
         return 'failed_turn';
+      case 'paused':
+        // Money limits pause, never fail: `resume` with a higher budget continues from this step.
+        await this.tasks.transition(task, 'paused', {
+          attempt,
+          from: RUNNING,
+          fields: { statusReason: result.pauseReason ?? 'budget' },
+          eventData: { by: 'limit', reason: result.pauseReason ?? 'budget', detail: result.detail ?? '' },
+        });
+        return 'paused';
     }
   }
 
@@ -227,5 +295,7 @@ export class SliceRunner {
       deadlineMs: Date.now(),
       eventData: { turnFailed: reason, detail },
     });
+    // The Watcher decides about the retry now, not at its next sweep.
+    await this.wakeups.publish({ taskId: task.id, attempt, reason: 'turn_failed' });
   }
 }

@@ -3,26 +3,30 @@ import type { KindTool, TaskKind } from '@vigil/kinds';
 import type {
   ActionRecord,
   FailureReason,
+  InFlightCall,
   SliceContext,
   StepRecord,
   StepRecorder,
   TaskRecord,
 } from '@vigil/tasks';
-import type { ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
-import { estimateCostUsd, worstCaseCallCostUsd } from '../models/price-table';
-import { MAX_OUTPUT_TOKENS } from '../models/provider-support';
+import type { GenerateRequest, ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
+import { estimateCostUsd, priceOf } from '../models/price-table';
+import { BudgetExhaustedError, ModelSpend } from './model-spend';
 import { BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
-import { GlobalSpendGate, GlobalSpendLimitError } from './global-spend.gate';
+import type { CallWatchdog } from './call-watchdog';
+import { GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt } from './prompt-builder';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import { ToolExecutor, ToolOutcome } from './tool-executor';
 
-export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn';
+export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn' | 'paused';
 
 export interface SliceResult {
   end: SliceEnd;
   reason?: FailureReason;
+  /** Why a slice ended `paused`: a money limit the next model call would pass. */
+  pauseReason?: 'budget' | 'global_spend_limit';
   detail?: string;
   claim?: string;
   question?: string;
@@ -45,7 +49,14 @@ export interface SliceSessionDeps {
   config: VigilConfig;
   recorder: StepRecorder;
   executor: ToolExecutor;
-  spend: GlobalSpendGate;
+  money: ModelSpend;
+  watchdog: Pick<CallWatchdog, 'track'>;
+  /** A call overran its deadline: the slice must end its turn (the runner aborts it). */
+  onHungCall: (call: InFlightCall) => void;
+  /** True once the Worker is shutting down: the slice ends after its current step. */
+  draining: () => boolean;
+  /** The Worker's code version, recorded with every action. */
+  codeVersion: string;
 }
 
 /** One tool step as it is recorded: what was called, how it went, what it cost. */
@@ -54,28 +65,27 @@ interface StepDone {
   args: Record<string, unknown>;
   outcome: ToolOutcome;
   started: number;
-  /** The model call's cost, charged with the first step it produced. */
+  /** The model call's cost, charged with the first step it produced, and its reservation released. */
   costUsd?: number;
+  reservedUsd?: number;
   /** The model's call, when there was one: its result goes back into the conversation. */
   call?: ToolCall;
   extra?: Pick<StepRecord, 'finding' | 'message'>;
 }
-
-/** Worst-case prompt size reserved before a model call. */
-const RESERVED_INPUT_TOKENS = 50_000;
 
 /** The agent loop of one slice: model call → tool call → recorded step, at most SLICE_MAX_STEPS times. */
 export class SliceSession {
   private readonly tools: Map<string, KindTool>;
   private readonly toolSpecs: ToolSpec[];
   private readonly conversation: SliceConversation;
-  private spentUsd: number;
   private lastError = '';
   private contextVersion: number;
   /** The action log's length after this session's last recorded step (0: none recorded). */
   private actionsRecorded = 0;
   /** False once a step's version shows a change this session did not make (then nothing is kept). */
   private contextCurrent = true;
+  /** The model or tool call in flight, for the heartbeat (null between calls). */
+  private current: InFlightCall | null = null;
 
   constructor(private readonly deps: SliceSessionDeps) {
     const { task, kind, context } = deps;
@@ -94,35 +104,40 @@ export class SliceSession {
         .join('\n');
       return buildPrompt(task, kind, context, criteria);
     });
-    this.spentUsd = task.spentUsd;
     this.contextVersion = deps.contextVersion;
   }
 
   async run(): Promise<SliceResult> {
-    const { config, signal, task } = this.deps;
+    const { config, signal } = this.deps;
     for (let steps = 0; steps < config.sliceMaxSteps;) {
       signal.throwIfAborted();
-      if (task.budgetUsd > 0 && this.spentUsd >= task.budgetUsd) {
-        return { end: 'failed_turn', reason: 'limit', detail: `task budget of $${task.budgetUsd} reached` };
-      }
+      // A deploy: hand the task on as a normal next slice instead of starting another step.
+      if (this.deps.draining()) return { end: 'next_slice' };
       const started = Date.now();
-      let calls: ToolCall[];
-      let costUsd = 0;
+      let reply: ModelReply;
       try {
-        const reply = await this.generate();
-        calls = reply.toolCalls;
-        costUsd = reply.costUsd;
-        this.conversation.assistant(reply.text, calls);
+        reply = await this.generate();
+        this.conversation.assistant(reply.text, reply.toolCalls);
       } catch (error) {
         signal.throwIfAborted();
+        if (error instanceof BudgetExhaustedError)
+          return { end: 'paused', pauseReason: 'budget', detail: error.message };
         if (error instanceof GlobalSpendLimitError)
-          return { end: 'failed_turn', reason: 'limit', detail: error.message };
+          return { end: 'paused', pauseReason: 'global_spend_limit', detail: error.message };
         steps++;
-        const failed = await this.recordStep({ tool: '(model)', args: {}, outcome: failure(error), started });
+        const charged = error instanceof ChargedModelError ? error.charge : {};
+        const failed = await this.recordStep({
+          tool: '(model)',
+          args: {},
+          outcome: failure(error instanceof ChargedModelError ? error.original : error),
+          started,
+          ...charged,
+        });
         if (failed) return failed;
         continue;
       }
-      if (calls.length === 0) {
+      let { costUsd, reservedUsd } = reply;
+      if (reply.toolCalls.length === 0) {
         steps++;
         const failed = await this.recordStep({
           tool: '(model)',
@@ -130,20 +145,49 @@ export class SliceSession {
           outcome: failure('no tool call'),
           started,
           costUsd,
+          reservedUsd,
         });
         this.conversation.user('Call exactly one of the tools to make progress.');
         if (failed) return failed;
         continue;
       }
-      for (const call of calls) {
-        const result = await this.step(call, started, costUsd);
+      for (const call of reply.toolCalls) {
+        const result = await this.step(call, started, costUsd, reservedUsd);
         costUsd = 0;
+        reservedUsd = 0;
         steps++;
         if (result) return result;
         if (steps >= config.sliceMaxSteps) break;
       }
     }
     return { end: 'next_slice' };
+  }
+
+  /** The call in flight right now, as the heartbeat reports it. */
+  get inFlight(): InFlightCall | null {
+    return this.current;
+  }
+
+  /**
+   * Runs one model or tool call under its deadline: the watchdog tells the runner when it is late,
+   * which aborts the slice's signal, so the call (and with it the turn) ends as `hung_call`.
+   */
+  private async underDeadline<T>(
+    kind: InFlightCall['kind'],
+    name: string,
+    timeoutMs: number,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    const since = Date.now();
+    const inFlight: InFlightCall = { kind, name, since, deadlineAt: since + timeoutMs };
+    this.current = inFlight;
+    const release = this.deps.watchdog.track(inFlight, this.deps.onHungCall);
+    try {
+      return await call();
+    } finally {
+      release();
+      if (this.current === inFlight) this.current = null;
+    }
   }
 
   /** The context as this slice leaves it, for the task's next slice if it runs in this process. */
@@ -158,37 +202,72 @@ export class SliceSession {
     };
   }
 
-  private async generate(): Promise<{ text: string; toolCalls: ToolCall[]; costUsd: number }> {
-    const { provider, signal, spend } = this.deps;
-    const reserved = worstCaseCallCostUsd(provider, RESERVED_INPUT_TOKENS, MAX_OUTPUT_TOKENS);
-    if (reserved > 0) await spend.reserve(reserved);
-    const reply = await provider.generate(this.conversation.request(this.toolSpecs, signal));
+  /**
+   * One model call under its deadline, paid for before it is made (docs/ARCHITECTURE.md,
+   * "Money"): its worst case is reserved against the task's budget and the global cap, the call
+   * lowers its max_tokens to fit what is left, and the reservation is settled to the real cost
+   * with the step. A call that cannot be paid for ends the slice paused; a free provider (the
+   * scripted agent) reserves nothing and costs no round trip.
+   */
+  private async generate(): Promise<ModelReply> {
+    const { provider, signal } = this.deps;
+    const request = this.conversation.request(this.toolSpecs, signal);
+    const price = priceOf(provider.modelId);
+    if (price.input === 0 && price.output === 0) {
+      const reply = await this.callModel(request);
+      return { ...reply, costUsd: 0, reservedUsd: 0 };
+    }
+    const grant = await this.deps.money.reserve(request, price);
+    request.maxTokens = grant.maxTokens;
+    let reply: Awaited<ReturnType<ModelProvider['generate']>>;
+    try {
+      reply = await this.callModel(request);
+    } catch (error) {
+      // A call that failed or was aborted may still be billed: it is charged its whole reservation.
+      await this.deps.money.settleGlobal(grant, grant.grantedUsd);
+      throw new ChargedModelError(error, { costUsd: grant.grantedUsd, reservedUsd: grant.grantedUsd });
+    }
     const costUsd = estimateCostUsd(provider, reply.usage);
-    // Only an answered call is settled to its real cost; a call that failed or was aborted may
-    // still be billed, so its reservation stays counted against the cap.
-    if (reserved > 0) await spend.settle(reserved, costUsd);
-    return { text: reply.text, toolCalls: reply.toolCalls, costUsd };
+    await this.deps.money.settleGlobal(grant, costUsd);
+    return { text: reply.text, toolCalls: reply.toolCalls, costUsd, reservedUsd: grant.grantedUsd };
+  }
+
+  private callModel(request: GenerateRequest) {
+    const { provider, config } = this.deps;
+    return this.underDeadline('model', provider.name, config.modelCallTimeoutMs, () =>
+      provider.generate(request),
+    );
   }
 
   /** One tool call; returns a result when the slice must end. */
-  private async step(call: ToolCall, started: number, costUsd: number): Promise<SliceResult | undefined> {
+  private async step(
+    call: ToolCall,
+    started: number,
+    costUsd: number,
+    reservedUsd: number,
+  ): Promise<SliceResult | undefined> {
     const args = call.args ?? {};
-    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd);
+    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd, reservedUsd);
     const tool = this.tools.get(call.name);
     if (!tool) {
       const outcome = failure(`unknown tool ${call.name}`);
-      return this.recordStep({ tool: call.name, args, outcome, started, costUsd, call });
+      return this.recordStep({ tool: call.name, args, outcome, started, costUsd, reservedUsd, call });
     }
     const { task, attempt, context, signal, config } = this.deps;
-    const outcome = await this.deps.executor.run(tool, args, {
-      taskId: task.id,
-      attempt,
-      input: task.input,
-      outputs: context.outputs,
-      signal,
-      services: { config },
-    });
-    return this.recordStep({ tool: call.name, args, outcome, started, costUsd, call });
+    const timeoutMs = tool.timeoutMs ?? config.toolCallTimeoutMs;
+    const outcome = await this.underDeadline('tool', call.name, timeoutMs, () =>
+      this.deps.executor.run(tool, args, {
+        taskId: task.id,
+        attempt,
+        input: task.input,
+        outputs: context.outputs,
+        signal,
+        services: { config },
+      }),
+    );
+    // A tool that gave up because the deadline aborted it returns an error: the turn ends on the abort.
+    signal.throwIfAborted();
+    return this.recordStep({ tool: call.name, args, outcome, started, costUsd, reservedUsd, call });
   }
 
   private async builtin(
@@ -196,8 +275,9 @@ export class SliceSession {
     args: Record<string, unknown>,
     started: number,
     costUsd: number,
+    reservedUsd: number,
   ): Promise<SliceResult | undefined> {
-    const step = { tool: call.name, args, started, costUsd, call };
+    const step = { tool: call.name, args, started, costUsd, reservedUsd, call };
     let text: string;
     try {
       const field =
@@ -222,7 +302,7 @@ export class SliceSession {
 
   private async recordStep(done: StepDone): Promise<SliceResult | undefined> {
     const { task, attempt, slice, recorder, context, config } = this.deps;
-    const { tool, args, outcome, started, costUsd = 0, call, extra = {} } = done;
+    const { tool, args, outcome, started, costUsd = 0, reservedUsd = 0, call, extra = {} } = done;
     const action: Omit<ActionRecord, 'step'> = {
       attempt,
       slice,
@@ -233,6 +313,7 @@ export class SliceSession {
       startedAt: started,
       durationMs: Date.now() - started,
       ...(outcome.deduplicated ? { deduplicated: true } : {}),
+      codeVersion: this.deps.codeVersion,
     };
     const outputJson =
       outcome.ok && outcome.key && outcome.result !== undefined ? JSON.stringify(outcome.result) : undefined;
@@ -245,10 +326,10 @@ export class SliceSession {
       journal: outcome.journal,
       currentStep: outcome.key ? `${tool} ${outcome.key}` : tool,
       spentUsd: costUsd,
+      releaseUsd: reservedUsd,
       writer: this.deps.writer,
       ...extra,
     });
-    this.spentUsd += costUsd;
     this.deps.onStepRecorded?.();
     // The context is updated as Redis now holds it (JSON round trip included), so a next slice that
     // reuses it holds the same steps, outputs and findings as one that reads it from Redis.
@@ -273,6 +354,23 @@ export class SliceSession {
       };
     }
     return undefined;
+  }
+}
+
+interface ModelReply {
+  text: string;
+  toolCalls: ToolCall[];
+  costUsd: number;
+  reservedUsd: number;
+}
+
+/** A model call that failed after its reservation: the step records the charge. */
+class ChargedModelError extends Error {
+  constructor(
+    readonly original: unknown,
+    readonly charge: { costUsd: number; reservedUsd: number },
+  ) {
+    super(String(original));
   }
 }
 

@@ -1,5 +1,5 @@
 import { hostname } from 'node:os';
-import { Inject, Injectable, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
@@ -8,9 +8,10 @@ import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
  * Makes this Worker process's life visible to the Watcher: it registers itself and holds one Redis
  * connection named after its id. A killed process's connection is closed by the kernel at once, so
  * its name vanishes from CLIENT LIST; a frozen (SIGSTOP) process keeps it and is found by staleness.
+ * A Worker shutting down deregisters only after its slices are drained and handed on.
  */
 @Injectable()
-export class WorkerLiveness implements OnModuleInit, OnModuleDestroy {
+export class WorkerLiveness implements OnModuleInit, OnApplicationShutdown {
   private connection?: Redis;
 
   constructor(
@@ -38,7 +39,8 @@ export class WorkerLiveness implements OnModuleInit, OnModuleDestroy {
     );
   }
 
-  async onModuleDestroy(): Promise<void> {
+  /** Last, after the drain: while slices finish, this Worker must still look alive to the Watcher. */
+  async onApplicationShutdown(): Promise<void> {
     await this.redis.hdel(this.keys.workerRegistry(), this.workerId);
     await this.connection?.quit().catch(() => this.connection?.disconnect());
   }

@@ -1,4 +1,5 @@
-import { ToolArgumentError, type TaskKind } from '../task-kind';
+import { countRules } from '../exit-criteria/check-rules';
+import { defineCheck, ToolArgumentError, type TaskKind } from '../task-kind';
 import { NoopInput } from './noop.input';
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -58,20 +59,23 @@ export const noopKind: TaskKind<NoopInput> = {
   ],
   checks: {
     // The action log is written by the runtime, never by the model: it is this kind's evidence.
-    all_steps_recorded: async (criterion, context) => {
-      const expected = Number(criterion.expected);
-      const recorded = Array.from({ length: context.input.steps }, (_, i) => `step:${i}`).filter((key) =>
-        context.doneSteps.has(key),
-      ).length;
-      return {
-        check: criterion.check,
-        expected,
-        actual: recorded,
-        passed: recorded === expected,
-        ...(recorded === expected
-          ? {}
-          : { detail: `${expected - recorded} steps missing from the action log` }),
-      };
-    },
+    all_steps_recorded: defineCheck(
+      countRules((input: NoopInput) => input.steps, 'steps'),
+      async (criterion, context) => {
+        const expected = Number(criterion.expected);
+        const recorded = Array.from({ length: context.input.steps }, (_, i) => `step:${i}`).filter((key) =>
+          context.doneSteps.has(key),
+        ).length;
+        return {
+          check: criterion.check,
+          expected,
+          actual: recorded,
+          passed: recorded === expected,
+          ...(recorded === expected
+            ? {}
+            : { detail: `${expected - recorded} steps missing from the action log` }),
+        };
+      },
+    ),
   },
 };

@@ -18,6 +18,8 @@ export function producesMessage(type: TaskEventType): boolean {
       return true;
     case 'task.created':
     case 'task.started':
+    case 'task.slice_started':
+    case 'task.finding':
     case 'task.progress':
     case 'task.verifying':
       // Progress reaches the user by time (the update cadence), not per event.
@@ -49,6 +51,8 @@ export function composeForEvent(event: TaskEvent, task: TaskRecord): MessageDraf
       return { kind: 'failed', text: failedText(task), final: true };
     case 'task.created':
     case 'task.started':
+    case 'task.slice_started':
+    case 'task.finding':
     case 'task.progress':
     case 'task.verifying':
       return null;

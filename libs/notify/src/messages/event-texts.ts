@@ -48,6 +48,12 @@ export function humanInputText(task: TaskRecord, data: EventData): string {
 }
 
 export function pausedText(task: TaskRecord, data: EventData): string {
+  if (data.reason === 'budget') {
+    return `Your task ${titleOf(task)} is paused: its budget of $${task.budgetUsd} is nearly spent ($${task.spentUsd.toFixed(2)} used), and the next step could cost more than what is left. Nothing was lost. To continue from this step, resume it with a higher budget (POST /v1/tasks/${task.id}/resume with {"budgetUsd": …}).`;
+  }
+  if (data.reason === 'global_spend_limit') {
+    return `Your task ${titleOf(task)} is paused: the spending limit shared by all tasks has been reached, so no further model calls can be paid for right now. Nothing was lost; it can be resumed (POST /v1/tasks/${task.id}/resume) once the operator raises the limit.`;
+  }
   return `Your task ${titleOf(task)} was paused${byUser(data)}. Nothing runs until it is resumed (POST /v1/tasks/${task.id}/resume); completed steps are kept.`;
 }
 

@@ -28,9 +28,11 @@ function failureReason(failure: FailureView): string {
       return `a limit was reached${failure.detail ? ` (${bounded(failure.detail, 200)})` : ''}`;
     case 'failed_verification':
       return 'its result did not pass the completion checks';
-    case 'timeout':
+    case 'frozen':
     case 'crashed':
       return 'its execution kept stopping unexpectedly';
+    case 'hung_call':
+      return 'a model or tool call kept hanging past its deadline';
     case 'tool_error':
       return 'its tool calls kept failing';
     default:

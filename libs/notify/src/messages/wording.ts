@@ -34,8 +34,10 @@ export function humanStep(currentStep: string): string {
 /** Why an attempt failed, in words that name no model and quote no error. */
 export function reasonWords(reason: FailureReason | string | undefined): string {
   switch (reason) {
-    case 'timeout':
+    case 'frozen':
       return 'the worker running it stopped responding';
+    case 'hung_call':
+      return 'a model or tool call did not answer in time';
     case 'crashed':
       return 'the worker running it stopped unexpectedly';
     case 'tool_error':

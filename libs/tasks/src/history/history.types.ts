@@ -19,6 +19,8 @@ export interface ActionRecord {
   durationMs: number;
   /** Set when the runtime answered from the write journal instead of calling the external system. */
   deduplicated?: boolean;
+  /** The code version of the Worker that ran the call. */
+  codeVersion?: string;
 }
 
 /** A write journal entry: the intent before the external call, `done` with its result after. */

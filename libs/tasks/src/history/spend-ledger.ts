@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { ScriptCode } from '../scripts/script-codes';
+import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
+import type { TaskStatus } from '../task-status';
 import { TaskScripts } from '../scripts/task-scripts';
 
 /** The spend counter shared by every Worker, changed only atomically against its limit. */
@@ -21,6 +22,33 @@ export class SpendLedger {
       [amountUsd.toFixed(6), limitUsd === undefined ? '' : String(limitUsd)],
     );
     return { granted: code === ScriptCode.Applied, totalUsd: Number(total) };
+  }
+
+  /**
+   * Reserves a model call's worst case against the task's budget, or at least `floorUsd` of it
+   * (the call then lowers its max_tokens to fit); refused when not even the floor fits.
+   */
+  async reserveTask(
+    taskId: string,
+    attempt: number,
+    worstUsd: number,
+    floorUsd: number,
+  ): Promise<{ grantedUsd: number } | { refused: true; remainingUsd: number }> {
+    const [code, status, stored, granted, remaining] = await this.scripts.run<
+      [number, string, number, string, string]
+    >('reserve-task-spend', [this.keys.task(taskId)], [attempt, worstUsd.toFixed(6), floorUsd.toFixed(6)]);
+    if (code === ScriptCode.Applied) return { grantedUsd: Number(granted) };
+    if (code === ScriptCode.NotAllowed) return { refused: true, remainingUsd: Number(remaining) };
+    throw scriptRefusal(code, taskId, {
+      status: status as TaskStatus,
+      storedAttempt: stored,
+      writerAttempt: attempt,
+    });
+  }
+
+  /** Gives back a grant whose call was never made (the global limit refused it). */
+  async releaseTask(taskId: string, attempt: number, grantedUsd: number): Promise<void> {
+    await this.reserveTask(taskId, attempt, -grantedUsd, 0);
   }
 
   async globalSpentUsd(): Promise<number> {

@@ -19,6 +19,8 @@ export interface StepRecord {
   currentStep: string;
   message?: Record<string, unknown>;
   spentUsd?: number;
+  /** The task-budget reservation of the model call this step records the cost of: released. */
+  releaseUsd?: number;
   /** Id of the slice run recording the step (see load-slice.lua); unique per run. */
   writer?: string;
 }
@@ -58,6 +60,7 @@ export class StepRecorder {
           this.keys.findings(id),
           this.keys.events(shard),
           this.keys.deadlineIndex(shard),
+          this.keys.callDeadlineIndex(shard),
         ],
         [
           record.attempt,
@@ -74,6 +77,7 @@ export class StepRecorder {
           this.config.eventStreamMaxLen,
           record.spentUsd ? record.spentUsd.toFixed(6) : '',
           record.writer ?? '',
+          record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
         ],
       );
     if (code !== ScriptCode.Applied)

@@ -124,6 +124,11 @@ export class TaskContextStore {
     return this.page(this.keys.actions(taskId), limit, cursor);
   }
 
+  /** The findings the agent recorded (`record_finding`, written by record-step.lua), oldest first, cursor-paged. */
+  findingsPage(taskId: string, limit: number, cursor?: string): Promise<LogPage> {
+    return this.page(this.keys.findings(taskId), limit, cursor);
+  }
+
   /** The user-message log, oldest first, cursor-paged. */
   messagesPage(taskId: string, limit: number, cursor?: string): Promise<LogPage> {
     return this.page(this.keys.messages(taskId), limit, cursor);

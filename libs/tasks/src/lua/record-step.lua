@@ -12,6 +12,7 @@
   KEYS[6] findings (list)
   KEYS[7] event stream of the shard
   KEYS[8] deadline index
+  KEYS[9] call-deadline index (the step ends the call a heartbeat may have reported in flight)
 
   ARGV[1]  attempt of the writer
   ARGV[2]  now (ms)
@@ -27,6 +28,10 @@
   ARGV[12] event stream max length (approximate)
   ARGV[13] spend to add in USD ("" none)
   ARGV[14] id of the slice run recording the step (contextWriter: see load-slice.lua)
+  ARGV[15] reservation to release in USD ("" none): reserve-task-spend.lua's grant for the model
+           call whose cost ARGV[13] records
+
+  A finding also appends a task.finding event (its data is the finding).
 
   Returns {code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion}:
   APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (task not running)
@@ -35,7 +40,7 @@
 --- @include "statuses"
 --- @include "event"
 
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits')
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
@@ -58,6 +63,11 @@ local completed = redis.call('SCARD', KEYS[3])
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
   'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14])
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
+if ARGV[15] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', '-' .. ARGV[15]) end
+if stored[6] and stored[6] ~= '' then
+  redis.call('HSET', KEYS[1], 'inFlight', '')
+  redis.call('ZREM', KEYS[9], stored[4])
+end
 -- With contextWriter and the log's length, tells a worker whether the context it holds from this
 -- task's previous slice is still current (load-slice.lua).
 local contextVersion = redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
@@ -66,6 +76,9 @@ redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
 local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed,
   totalUnits = tonumber(stored[5]), step = step})
 emitEvent(KEYS[7], ARGV[12], 'task.progress', stored[4], stored[3], attempt, ARGV[2], status, status, progress)
+if ARGV[9] ~= '' then
+  emitEvent(KEYS[7], ARGV[12], 'task.finding', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[9])
+end
 if ARGV[11] ~= '' then
   emitEvent(KEYS[7], ARGV[12], 'task.message', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[11])
 end

@@ -1,8 +1,13 @@
 --[[
   The one writer path for a task's status. Atomically: re-reads the stored status and attempt,
   rejects stale attempts (fencing) and transitions the table does not allow (terminal states are
-  never left), then writes the status with its fields, bumps updatedAt, maintains every index and
-  appends the matching event to the shard's stream.
+  never left), then writes the status with its fields, bumps updatedAt, keeps the task's active
+  clock, maintains every index and appends the matching event to the shard's stream.
+
+  The active clock: time in CLOCKED states adds up in activeMs; paused and waiting-for-a-person
+  time does not. The expiry index holds when the task's clock runs out: for a clocked task the
+  moment activeMs would reach the limit, for a task waiting on a person its answer deadline
+  (humanDeadlineAt), and nothing for a paused one: a pause is never failed by the clock.
 
   KEYS[1]      task hash
   KEYS[2]      event stream of the shard
@@ -11,6 +16,7 @@
   KEYS[5]      expiry index
   KEYS[6]      user-update index
   KEYS[7..16]  the tenant's status indexes, in the order of TASK_STATUSES
+  KEYS[17]     call-deadline index (tasks whose Worker reported a call in flight)
 
   ARGV[1]  task id
   ARGV[2]  target status
@@ -18,12 +24,16 @@
   ARGV[4]  required current statuses, comma-separated ("" = any the table allows)
   ARGV[5]  now (ms)
   ARGV[6]  deadline (ms) for the deadline index when the target is an active state
-  ARGV[7]  fields to set, JSON object of field -> string ("" none)
-  ARGV[8]  failed-attempt entry, JSON ("" none): appended to retryHistory; bumps attempt and retryCount
+  ARGV[7]  fields to set, JSON object of field -> string ("" none); statusReason is cleared
+           unless given here
+  ARGV[8]  failed-attempt entry, JSON ("" none): appended to retryHistory with the attempt, its
+           provider, the Worker that ran it and what it spent; bumps attempt
   ARGV[9]  event type ("" = derived from the transition)
   ARGV[10] event data, JSON object ("" = {})
   ARGV[11] event stream max length (approximate)
   ARGV[12] integer increments, JSON object of field -> n ("" none)
+  ARGV[13] the active-time limit (TASK_MAX_DURATION_MS)
+  ARGV[14] how long a question may wait for its answer (HUMAN_WAIT_TIMEOUT_MS)
 
   Returns {code, status, attempt}: APPLIED · NOT_FOUND · NOT_ALLOWED (the table forbids it) ·
   STALE_ATTEMPT (fenced) · STATUS_MISMATCH (current status not among the required ones)
@@ -48,7 +58,8 @@ local ALLOWED = {
 local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'paused',
                       'verifying', 'retrying', 'completed', 'failed', 'cancelled'}
 
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory')
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory', 'activeMs',
+  'activeSince', 'spentUsd', 'attemptSpentFrom', 'provider', 'createdAt', 'startedAt', 'workerId')
 local from, attempt = stored[1], tonumber(stored[2])
 if not from then return {CODE.NOT_FOUND, '', 0} end
 local to = ARGV[2]
@@ -68,7 +79,37 @@ end
 if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE.NOT_ALLOWED, from, attempt} end
 
 local now = ARGV[5]
-local updates = {'status', to, 'updatedAt', now}
+local nowMs = tonumber(now)
+local id = ARGV[1]
+local updates = {'status', to, 'updatedAt', now, 'statusReason', ''}
+if not WORKING[to] then
+  updates[#updates + 1] = 'inFlight'
+  updates[#updates + 1] = ''
+  redis.call('ZREM', KEYS[17], id)
+end
+local activeMs = tonumber(stored[5] or '0') or 0
+if CLOCKED[from] and not CLOCKED[to] then
+  local since = tonumber(stored[6] or '')
+  if since then activeMs = activeMs + math.max(0, nowMs - since) end
+  updates[#updates + 1] = 'activeMs'
+  updates[#updates + 1] = tostring(activeMs)
+  updates[#updates + 1] = 'activeSince'
+  updates[#updates + 1] = ''
+elseif CLOCKED[to] and not CLOCKED[from] then
+  updates[#updates + 1] = 'activeSince'
+  updates[#updates + 1] = now
+  redis.call('ZADD', KEYS[5], nowMs + math.max(0, tonumber(ARGV[13]) - activeMs), id)
+end
+if to == 'waiting_on_human' then
+  local answerBy = nowMs + tonumber(ARGV[14])
+  updates[#updates + 1] = 'humanDeadlineAt'
+  updates[#updates + 1] = tostring(answerBy)
+  redis.call('ZADD', KEYS[5], answerBy, id)
+elseif from == 'waiting_on_human' then
+  updates[#updates + 1] = 'humanDeadlineAt'
+  updates[#updates + 1] = ''
+end
+if to == 'paused' then redis.call('ZREM', KEYS[5], id) end
 if ARGV[7] ~= '' then
   for name, value in pairs(cjson.decode(ARGV[7])) do
     updates[#updates + 1] = name
@@ -79,14 +120,17 @@ if ARGV[8] ~= '' then
   local history = cjson.decode(stored[4] or '[]')
   local entry = cjson.decode(ARGV[8])
   entry['attempt'] = attempt
-  entry['at'] = tonumber(now)
+  entry['at'] = nowMs
+  entry['provider'] = stored[9] or cjson.null
+  entry['workerId'] = stored[12] or cjson.null
+  local spent = (tonumber(stored[7] or '0') or 0) - (tonumber(stored[8] or '0') or 0)
+  entry['costUsd'] = math.floor(math.max(0, spent) * 1e6 + 0.5) / 1e6
   history[#history + 1] = entry
   attempt = attempt + 1
   updates[#updates + 1] = 'retryHistory'
   updates[#updates + 1] = cjson.encode(history)
   updates[#updates + 1] = 'attempt'
   updates[#updates + 1] = tostring(attempt)
-  redis.call('HINCRBY', KEYS[1], 'retryCount', 1)
 end
 if ARGV[12] ~= '' then
   for name, delta in pairs(cjson.decode(ARGV[12])) do
@@ -94,7 +138,8 @@ if ARGV[12] ~= '' then
     if name == 'attempt' then attempt = value end
   end
 end
-if to == 'running' and redis.call('HEXISTS', KEYS[1], 'startedAt') == 0 then
+local firstStart = to == 'running' and not stored[11]
+if firstStart then
   updates[#updates + 1] = 'startedAt'
   updates[#updates + 1] = now
 end
@@ -104,7 +149,6 @@ if TERMINAL[to] then
 end
 redis.call('HSET', KEYS[1], unpack(updates))
 
-local id = ARGV[1]
 if ACTIVE[to] then redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), id) else redis.call('ZREM', KEYS[3], id) end
 if to == 'verifying' then redis.call('ZADD', KEYS[4], tonumber(now), id) else redis.call('ZREM', KEYS[4], id) end
 if TERMINAL[to] then
@@ -114,7 +158,7 @@ end
 for index, status in ipairs(STATUS_ORDER) do
   if status == from then redis.call('ZREM', KEYS[6 + index], id) end
 end
-local createdAt = redis.call('HGET', KEYS[1], 'createdAt')
+local createdAt = stored[10]
 for index, status in ipairs(STATUS_ORDER) do
   if status == to then redis.call('ZADD', KEYS[6 + index], tonumber(createdAt), id) end
 end
@@ -123,7 +167,8 @@ local eventType = ARGV[9]
 if eventType == '' then
   if to == 'queued' then
     if from == 'paused' or from == 'waiting_on_human' then eventType = 'task.resumed' else eventType = 'task.progress' end
-  elseif to == 'running' then eventType = 'task.started'
+  elseif to == 'running' then
+    if firstStart then eventType = 'task.started' else eventType = 'task.slice_started' end
   elseif to == 'waiting_on_tool' then eventType = 'task.progress'
   elseif to == 'retrying' then eventType = 'task.progress'
   else eventType = 'task.' .. to end

@@ -11,14 +11,15 @@ import { LUA_SOURCES } from '../lua/scripts.generated';
  */
 export const TASK_SCRIPT_KEYS = {
   'create-task': 7,
-  'transition-task': 16,
-  'heartbeat-task': 3,
+  'transition-task': 17,
+  'heartbeat-task': 4,
   'load-slice': 5,
-  'record-step': 8,
+  'record-step': 9,
   'journal-intent': 2,
   'reconcile-journal': 4,
   'touch-index': 2,
   'reserve-global-spend': 1,
+  'reserve-task-spend': 1,
   'append-message': 5,
   'claim-update': 6,
 } as const;

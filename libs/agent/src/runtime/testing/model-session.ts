@@ -8,6 +8,8 @@ import {
   type TaskRecord,
 } from '@vigil/tasks';
 import type { ModelProvider } from '../../models/model-provider';
+import { CallWatchdog } from '../call-watchdog';
+import { ModelSpend } from '../model-spend';
 import { GlobalSpendGate } from '../global-spend.gate';
 import { SliceSession } from '../slice-session';
 import { ToolExecutor } from '../tool-executor';
@@ -33,6 +35,16 @@ export function modelSession(
     config: ctx.config,
     recorder,
     executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-    spend: new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+    money: new ModelSpend(
+      new SpendLedger(ctx.redis, ctx.keys),
+      new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+      { id: slice.task.id, attempt: 1, budgetUsd: slice.task.budgetUsd },
+    ),
+    watchdog: new CallWatchdog(ctx.config),
+    onHungCall: (call) => {
+      throw new Error(`unexpected hung call in a test session: ${JSON.stringify(call)}`);
+    },
+    draining: () => false,
+    codeVersion: 'test',
   });
 }

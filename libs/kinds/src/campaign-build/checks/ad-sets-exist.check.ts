@@ -1,11 +1,11 @@
-import type { ExitCheck } from '../../task-kind';
+import type { RunCheck } from '../../task-kind';
 import type { CampaignBuildInput } from '../campaign-build.input';
 import { adSetLabel, adSetRefs } from '../input-spec';
 import { copies, joinDetail, section } from './detail';
 import { countResult, readState } from './read-state';
 
 /** `ad_sets_exist`: each expected ad set name is found under its campaign. */
-export const adSetsExist: ExitCheck<CampaignBuildInput> = async (criterion, context) => {
+export const adSetsExist: RunCheck<CampaignBuildInput> = async (criterion, context) => {
   const { input } = context;
   const state = await readState(criterion.check, context, 'adSets');
   const missingCampaigns = input.campaigns

@@ -1,4 +1,4 @@
-import type { ExitCheck } from '../../task-kind';
+import type { RunCheck } from '../../task-kind';
 import type { CampaignBuildInput } from '../campaign-build.input';
 import { adRefs, adSetLabel, adSetRefs } from '../input-spec';
 import { creativeIdOf } from '../verify/compare';
@@ -6,7 +6,7 @@ import { joinDetail, section } from './detail';
 import { countResult, readState } from './read-state';
 
 /** `ads_attached`: each expected ad exists under its ad set and points at a creative that exists. */
-export const adsAttached: ExitCheck<CampaignBuildInput> = async (criterion, context) => {
+export const adsAttached: RunCheck<CampaignBuildInput> = async (criterion, context) => {
   const { input } = context;
   const state = await readState(criterion.check, context, 'ads');
   const missingAdSets = adSetRefs(input)

@@ -1,4 +1,4 @@
-import type { ExitCheck } from '../../task-kind';
+import type { RunCheck } from '../../task-kind';
 import type { CampaignBuildInput } from '../campaign-build.input';
 import { countAds, countAdSets } from '../input-spec';
 import { auditBuild, auditPassed } from '../verify/audit';
@@ -9,7 +9,7 @@ import { readState } from './read-state';
  * `all_objects_verified`: every expected campaign, ad set, creative and ad exists exactly once, with
  * its key fields (objective, budget, parent links, creative link/message/image) matching the input.
  */
-export const allObjectsVerified: ExitCheck<CampaignBuildInput> = async (criterion, context) => {
+export const allObjectsVerified: RunCheck<CampaignBuildInput> = async (criterion, context) => {
   const { input } = context;
   const state = await readState(criterion.check, context, 'ads');
   const audit = auditBuild(input, state);

@@ -1,10 +1,10 @@
-import type { ExitCheck } from '../../task-kind';
+import type { RunCheck } from '../../task-kind';
 import type { CampaignBuildInput } from '../campaign-build.input';
 import { copies, joinDetail, section } from './detail';
 import { countResult, readState } from './read-state';
 
 /** `campaigns_exist`: each expected campaign name is found exactly once in the ad account. */
-export const campaignsExist: ExitCheck<CampaignBuildInput> = async (criterion, context) => {
+export const campaignsExist: RunCheck<CampaignBuildInput> = async (criterion, context) => {
   const state = await readState(criterion.check, context, 'campaigns');
   const missing: string[] = [];
   const duplicated: string[] = [];

@@ -1,5 +1,7 @@
-import type { ExitCheck } from '../../task-kind';
+import { countRules, flagRules } from '../../exit-criteria/check-rules';
+import { defineCheck, type ExitCheck } from '../../task-kind';
 import type { CampaignBuildInput } from '../campaign-build.input';
+import { countAds, countAdSets } from '../input-spec';
 import { adSetsExist } from './ad-sets-exist.check';
 import { adsAttached } from './ads-attached.check';
 import { allObjectsVerified } from './all-objects-verified.check';
@@ -12,11 +14,21 @@ export const CHECK_NAMES = {
   allObjectsVerified: 'all_objects_verified',
 } as const;
 
+/** Each check with the rules of its criteria: counts up to what the input asks for, and a flag. */
 export const campaignBuildChecks: Record<string, ExitCheck<CampaignBuildInput>> = {
-  [CHECK_NAMES.campaignsExist]: campaignsExist,
-  [CHECK_NAMES.adSetsExist]: adSetsExist,
-  [CHECK_NAMES.adsAttached]: adsAttached,
-  [CHECK_NAMES.allObjectsVerified]: allObjectsVerified,
+  [CHECK_NAMES.campaignsExist]: defineCheck(
+    countRules((input: CampaignBuildInput) => input.campaigns.length, 'campaigns'),
+    campaignsExist,
+  ),
+  [CHECK_NAMES.adSetsExist]: defineCheck(
+    countRules((input: CampaignBuildInput) => countAdSets(input), 'ad sets'),
+    adSetsExist,
+  ),
+  [CHECK_NAMES.adsAttached]: defineCheck(
+    countRules((input: CampaignBuildInput) => countAds(input), 'ads'),
+    adsAttached,
+  ),
+  [CHECK_NAMES.allObjectsVerified]: defineCheck(flagRules<CampaignBuildInput>(), allObjectsVerified),
 };
 
 export { campaignsExist, adSetsExist, adsAttached, allObjectsVerified };

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { KindRegistry } from '@vigil/kinds';
-import { bullConnection, TurnQueue } from '@vigil/queue';
+import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import {
   ControlSignals,
   SpendLedger,
@@ -12,6 +12,8 @@ import {
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { ModelProviders } from '../models/model-providers';
 import { ActiveSlices } from './active-slices';
+import { CallWatchdog } from './call-watchdog';
+import { LoopLag } from './loop-lag';
 import { GlobalSpendGate } from './global-spend.gate';
 import { SliceContextCache } from './slice-context';
 import { SliceRunner } from './slice-runner';
@@ -22,6 +24,10 @@ describe('SliceRunner and held contexts', () => {
   const ctx = new RedisTestContext('slice-runner', { SLICE_MAX_STEPS: '2', GLOBAL_SPEND_LIMIT_USD: '' });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+  const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), {
+    connection: bullConnection(ctx.config.redisUrl),
+    prefix: ctx.prefix,
+  });
   const queue = new Queue(ctx.keys.turnQueueName(0), {
     connection: bullConnection(ctx.config.redisUrl),
     prefix: ctx.prefix,
@@ -35,14 +41,19 @@ describe('SliceRunner and held contexts', () => {
     new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
     new KindRegistry(),
     new TurnQueue([queue], ctx.keys),
+    new WakeQueue([wakeQueue], ctx.keys),
     new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
-    new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys)),
+    new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), ctx.config),
     new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+    new SpendLedger(ctx.redis, ctx.keys),
+    new CallWatchdog(ctx.config),
+    new LoopLag(),
     ctx.config,
     'worker-under-test',
   );
   afterAll(async () => {
     await queue.close();
+    await wakeQueue.close();
     await ctx.close();
   });
 

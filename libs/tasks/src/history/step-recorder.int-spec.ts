@@ -69,7 +69,7 @@ describe('record-step.lua', () => {
     await tasks.transition(task, 'running', { attempt: 1 });
     await tasks.transition(task, 'retrying', {
       attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'timeout' },
+      failedAttempt: { model: 'opus', reason: 'frozen' },
     });
     const write = { taskId: task.id, attempt: 1, action: action(), succeeded: true, currentStep: 'zombie' };
     await expect(recorder.record(write)).rejects.toBeInstanceOf(StaleAttemptError);

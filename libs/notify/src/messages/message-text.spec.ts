@@ -1,6 +1,9 @@
-import { composeForEvent, completedText, failedText, progressText, recoveryText } from '@vigil/notify';
 import type { StructuredFailure } from '@vigil/tasks';
-import { PERCENTAGE, taskEvent, taskRecord } from './fixtures';
+import { PERCENTAGE, taskEvent, taskRecord } from '../testing/fixtures';
+import { composeForEvent } from './compose';
+import { recoveryText } from './event-texts';
+import { completedText, failedText } from './final-texts';
+import { progressText } from './progress-text';
 
 describe('message texts (from the record only)', () => {
   it('progress names the current step, exact counts, retries and what the user must do', () => {
@@ -20,7 +23,17 @@ describe('message texts (from the record only)', () => {
         currentStep: 'noop_step step:17',
         completedUnits: 18,
         retryCount: 1,
-        retryHistory: [{ attempt: 1, model: 'opus', result: 'failed', reason: 'timeout', at: 1 }],
+        retryHistory: [
+          {
+            attempt: 1,
+            model: 'opus',
+            provider: 'scripted',
+            result: 'failed',
+            reason: 'frozen',
+            costUsd: 0,
+            at: 1,
+          },
+        ],
       }),
     );
     expect(after).not.toBe(before);

@@ -105,7 +105,7 @@ describe('transition-task.lua', () => {
     await repo.transition(task, 'running', { attempt: 1 });
     await repo.transition(task, 'retrying', {
       attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'timeout' },
+      failedAttempt: { model: 'opus', reason: 'frozen' },
     });
     await repo.transition(task, 'queued', { attempt: 2 });
     await repo.transition(task, 'running', { attempt: 2 });
@@ -125,7 +125,7 @@ describe('transition-task.lua', () => {
     const stored = await repo.get(task.id);
     expect(stored?.attempt).toBe(2);
     expect(stored?.retryHistory).toEqual([
-      expect.objectContaining({ attempt: 1, model: 'opus', reason: 'timeout' }),
+      expect.objectContaining({ attempt: 1, model: 'opus', reason: 'frozen' }),
     ]);
     await expect(repo.heartbeat(task.id, 2, { currentStep: 'live' }, false)).resolves.toBeUndefined();
   });

@@ -1,8 +1,12 @@
 import type { Redis } from 'ioredis';
-import { DeliveryOutbox, UpdateScheduler, UserMessage, WebhookChannel, WebhookQueues } from '@vigil/notify';
 import { newNoopTask, RedisTestContext } from '@vigil/testing';
 import { MessageLog, TaskRepository } from '@vigil/tasks';
-import { PERCENTAGE } from './fixtures';
+import { DeliveryOutbox } from '../delivery/delivery-outbox';
+import type { UserMessage } from '../messages/user-message';
+import { PERCENTAGE } from '../testing/fixtures';
+import { WebhookChannel } from '../webhooks/webhook-channel';
+import { WebhookQueues } from '../webhooks/webhook-queues';
+import { UpdateScheduler } from './update-scheduler';
 
 /**
  * The cadence script against the real Redis, with simulated time: each update slot of a task is

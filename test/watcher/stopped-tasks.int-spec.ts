@@ -67,7 +67,7 @@ describe('stopped tasks and the watcher', () => {
         tasks.transition(seen, 'retrying', {
           attempt: seen.attempt,
           from: [seen.status],
-          failedAttempt: { model: 'opus', reason: 'timeout' },
+          failedAttempt: { model: 'opus', reason: 'frozen' },
         }),
       ).rejects.toBeInstanceOf(IllegalTransitionError);
     }

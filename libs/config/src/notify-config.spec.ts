@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '@vigil/config';
+import { ConfigError, loadConfig } from './index';
 
 describe('notifier configuration', () => {
   it('has bounded, documented defaults', () => {

@@ -1,14 +1,12 @@
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
-import {
-  MessageLog,
-  SpendLedger,
-  StepRecorder,
-  TASK_SCRIPT_KEYS,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-} from '@vigil/tasks';
+import { MessageLog } from '../history/message-log';
+import { SpendLedger } from '../history/spend-ledger';
+import { StepRecorder } from '../history/step-recorder';
+import { TaskContextStore } from '../history/task-context.store';
+import { WriteJournal } from '../history/write-journal';
+import { TaskRepository } from '../task.repository';
+import { TASK_SCRIPT_KEYS } from './task-scripts';
 
 /** Every script call must touch a single Redis Cluster slot: the task's shard tag. */
 describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
@@ -48,6 +46,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       await tasks.transition(task, 'running', { attempt: 1 });
       await tasks.heartbeat(id, 1, { currentStep: 'x' }, true);
       await journal.begin(id, 1, `step:${i}`, { index: i });
+      await spend.reserveTask(id, 1, 0.01, 0.005);
       await recorder.record({
         taskId: id,
         attempt: 1,
@@ -65,7 +64,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       });
       await tasks.transition(task, 'retrying', {
         attempt: 1,
-        failedAttempt: { model: 'opus', reason: 'timeout' },
+        failedAttempt: { model: 'opus', reason: 'frozen' },
       });
       const stored = (await tasks.get(id))!;
       await journal.recordReconciled(stored, `step:${i}`, { state: 'done', attempt: 2, at: 0 }, {});

@@ -1,4 +1,4 @@
-import { signWebhook, verifyWebhookSignature } from '@vigil/notify';
+import { signWebhook, verifyWebhookSignature } from './webhook-signature';
 
 describe('webhook signatures (the receiver helper)', () => {
   const secret = 'whsec-test-secret';

@@ -97,9 +97,10 @@ describe('watcher decisions', () => {
     await tasks.transition(task, 'running', { attempt: 1 });
     await tasks.transition(task, 'retrying', {
       attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'timeout' },
+      failedAttempt: { model: 'opus', reason: 'frozen' },
     });
-    await tasks.transition(task, 'queued', { attempt: 2, from: ['retrying'] });
+    // As the Watcher publishes a retry: the one the policy allows has run.
+    await tasks.transition(task, 'queued', { attempt: 2, from: ['retrying'], increments: { retryCount: 1 } });
     await tasks.transition(task, 'running', { attempt: 2 });
     await tasks.transition(task, 'verifying', { attempt: 2 });
     const run = jest.spyOn(app.get(ExitCheckRunner), 'run');

@@ -1,13 +1,10 @@
-import {
-  UserMessage,
-  verifyWebhookSignature,
-  WebhookChannel,
-  WebhookQueues,
-  WebhookSender,
-  WebhookWorkers,
-} from '@vigil/notify';
-import { RedisTestContext } from '@vigil/testing';
-import { WebhookReceiver } from './webhook-receiver';
+import { RedisTestContext, WebhookReceiver } from '@vigil/testing';
+import type { UserMessage } from '../messages/user-message';
+import { WebhookChannel } from './webhook-channel';
+import { WebhookQueues } from './webhook-queues';
+import { WebhookSender } from './webhook-sender';
+import { verifyWebhookSignature } from './webhook-signature';
+import { WebhookWorkers } from './webhook-workers';
 
 /** Real BullMQ queues and workers delivering over real HTTP to a receiver on loopback. */
 describe('webhook delivery', () => {

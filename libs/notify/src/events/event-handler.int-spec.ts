@@ -1,12 +1,9 @@
 import { parseTaskEvent, taskEventFields } from '@vigil/events';
-import {
-  DeliveryOutbox,
-  EventHandler,
-  NOTIFIER_GROUP,
-  NotifierConsumer,
-  WebhookChannel,
-  WebhookQueues,
-} from '@vigil/notify';
+import { DeliveryOutbox } from '../delivery/delivery-outbox';
+import { WebhookChannel } from '../webhooks/webhook-channel';
+import { WebhookQueues } from '../webhooks/webhook-queues';
+import { EventHandler } from './event-handler';
+import { NOTIFIER_GROUP, NotifierConsumer } from './notifier-consumer';
 import { newNoopTask, RedisTestContext } from '@vigil/testing';
 import { MessageLog, TaskRecord, TaskRepository } from '@vigil/tasks';
 
@@ -115,7 +112,10 @@ describe('event messages (append-message.lua)', () => {
     expect(messages[5].text).toBe('Two of three steps are done.');
     expect(messages[6].text).toContain('all_steps_recorded (expected 3, found 3)');
     const sources = events.filter(
-      (event) => !['task.created', 'task.started', 'task.progress', 'task.verifying'].includes(event.type),
+      (event) =>
+        !['task.created', 'task.started', 'task.slice_started', 'task.progress', 'task.verifying'].includes(
+          event.type,
+        ),
     );
     expect(messages.map((m) => m.id)).toEqual(sources.map((event) => `${task.id}-ev-${event.id}`));
     // The task's own URL wins over WEBHOOK_DEFAULT_URL; one job per message, keyed by its id.

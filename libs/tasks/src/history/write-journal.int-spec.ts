@@ -33,7 +33,7 @@ describe('WriteJournal (journal-intent.lua)', () => {
     await tasks.transition(task, 'running', { attempt: 1 });
     await tasks.transition(task, 'retrying', {
       attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'timeout' },
+      failedAttempt: { model: 'opus', reason: 'frozen' },
     });
     const stale = await journal.begin(task.id, 1, 'write:0', {}).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(StaleAttemptError);

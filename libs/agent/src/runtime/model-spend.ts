@@ -1,0 +1,82 @@
+import type { SpendLedger } from '@vigil/tasks';
+import type { GenerateRequest } from '../models/model-provider';
+import type { Price } from '../models/price-table';
+import { MAX_OUTPUT_TOKENS } from '../models/provider-support';
+import type { GlobalSpendGate } from './global-spend.gate';
+
+/**
+ * The fewest output tokens a call is made with when the budget is nearly spent: below this a
+ * model cannot answer with a tool call and its arguments, and the call would be money lost.
+ */
+export const MIN_OUTPUT_TOKENS = 1024;
+
+/** Not even a call with MIN_OUTPUT_TOKENS fits in what is left of the task's budget. */
+export class BudgetExhaustedError extends Error {
+  constructor(
+    readonly budgetUsd: number,
+    readonly remainingUsd: number,
+  ) {
+    super(
+      `the task's budget of $${budgetUsd} is nearly spent: $${remainingUsd.toFixed(4)} left, less than one more model call may cost`,
+    );
+    this.name = 'BudgetExhaustedError';
+  }
+}
+
+export interface Grant {
+  grantedUsd: number;
+  maxTokens: number;
+}
+
+/**
+ * An upper bound of a prompt's tokens: its UTF-8 bytes (a token of the providers' byte-level
+ * tokenizers is at least one byte), plus a few tokens per message for roles and boundaries. An
+ * estimate below the truth could let a call cost more than it reserved; this one cannot.
+ */
+export function promptTokenBound(request: Pick<GenerateRequest, 'system' | 'messages' | 'tools'>): number {
+  const bytes =
+    Buffer.byteLength(request.system) +
+    Buffer.byteLength(JSON.stringify(request.messages)) +
+    Buffer.byteLength(JSON.stringify(request.tools));
+  return bytes + 16 * (request.messages.length + 1) + 64;
+}
+
+/** Pays for one slice's model calls before they are made: the task's budget, then the global cap. */
+export class ModelSpend {
+  constructor(
+    private readonly ledger: SpendLedger,
+    private readonly global: GlobalSpendGate,
+    private readonly task: { id: string; attempt: number; budgetUsd: number },
+  ) {}
+
+  async reserve(
+    request: Pick<GenerateRequest, 'system' | 'messages' | 'tools'>,
+    price: Price,
+  ): Promise<Grant> {
+    const inputUsd = (promptTokenBound(request) * price.input) / 1_000_000;
+    const outputUsd = (tokens: number) => (tokens * price.output) / 1_000_000;
+    const reply = await this.ledger.reserveTask(
+      this.task.id,
+      this.task.attempt,
+      inputUsd + outputUsd(MAX_OUTPUT_TOKENS),
+      inputUsd + outputUsd(MIN_OUTPUT_TOKENS),
+    );
+    if ('refused' in reply) throw new BudgetExhaustedError(this.task.budgetUsd, reply.remainingUsd);
+    const maxTokens = Math.min(
+      MAX_OUTPUT_TOKENS,
+      Math.floor(((reply.grantedUsd - inputUsd) * 1_000_000) / Math.max(price.output, 1e-9)),
+    );
+    try {
+      await this.global.reserve(reply.grantedUsd);
+    } catch (error) {
+      await this.ledger.releaseTask(this.task.id, this.task.attempt, reply.grantedUsd);
+      throw error;
+    }
+    return { grantedUsd: reply.grantedUsd, maxTokens: Math.max(MIN_OUTPUT_TOKENS, maxTokens) };
+  }
+
+  /** The global cap keeps the real cost; the task's grant is released by the step that records it. */
+  settleGlobal(grant: Grant, actualUsd: number): Promise<void> {
+    return this.global.settle(grant.grantedUsd, actualUsd);
+  }
+}

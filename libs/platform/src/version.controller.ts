@@ -1,0 +1,20 @@
+import { Controller, Get, Inject } from '@nestjs/common';
+import { providersInUse, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CODE_VERSION } from './code-version';
+
+/** Which code is running, and which model providers are real: a deploy is confirmed here, not assumed. */
+@Controller()
+export class VersionController {
+  constructor(@Inject(VIGIL_CONFIG) private readonly config: VigilConfig) {}
+
+  @Get('version')
+  version() {
+    return {
+      version: CODE_VERSION.version,
+      commit: CODE_VERSION.commit,
+      codeVersion: CODE_VERSION.label,
+      startedAt: CODE_VERSION.startedAt,
+      providers: providersInUse(this.config),
+    };
+  }
+}
