@@ -17,6 +17,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   recovery: async () => (await import('./recovery.bench')).runRecoveryBench,
   latency: async () => (await import('./latency.bench')).runLatencyBench,
   notifier: async () => (await import('./notifier.bench')).runNotifierBench,
+  prompts: async () => (await import('./prompts.bench')).runPromptsBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -80,3 +80,62 @@ describe('a task budget', () => {
     expect(Number(await ctx.redis.hget(ctx.keys.task(id), 'reservedUsd'))).toBeCloseTo(0, 6);
   });
 });
+
+/** The global cap, shared by ten Worker processes reserving at once: never exceeded. */
+describe('the global spend limit', () => {
+  const ctx = new RedisTestContext('global-cap');
+  const fake = new AnthropicFake({ apiKey: 'sk-ant-cap-test' });
+  const LIMIT = 0.5;
+  let stack: VigilStack;
+
+  beforeAll(async () => {
+    const baseUrl = await fake.listen();
+    stack = new VigilStack(ctx, {
+      API_KEYS: 'acme:test-key-0001',
+      ANTHROPIC_API_KEY: 'sk-ant-cap-test',
+      ANTHROPIC_BASE_URL: baseUrl,
+      GLOBAL_SPEND_LIMIT_USD: String(LIMIT),
+      HEARTBEAT_INTERVAL_MS: '200',
+      STALE_AFTER_MS: '10000',
+      WATCHER_INTERVAL_MS: '500',
+      WORKER_CONCURRENCY: '1',
+    });
+    await stack.start('api');
+    await stack.start('watcher');
+    await Promise.all(Array.from({ length: 10 }, () => stack.start('worker')));
+  }, 120_000);
+  afterAll(async () => {
+    await stack.stopAll();
+    await fake.close();
+    await ctx.close();
+  });
+
+  it('pauses every task once the cap is reached, ten Workers reserving at once, and never passes it', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 200 } });
+      ids.push(created.body.id as string);
+    }
+    const deadline = Date.now() + 90_000;
+    let peak = 0;
+    for (;;) {
+      peak = Math.max(peak, Number((await ctx.redis.get(ctx.keys.spend())) ?? 0));
+      const tasks = await Promise.all(ids.map((id) => stack.tasks.get(id)));
+      if (tasks.every((task) => task?.status === 'paused')) {
+        expect(tasks.map((task) => task!.statusReason)).toEqual(ids.map(() => 'global_spend_limit'));
+        const spent = tasks.reduce((sum, task) => sum + task!.spentUsd, 0);
+        expect(spent).toBeGreaterThan(0);
+        expect(spent).toBeLessThanOrEqual(LIMIT);
+        break;
+      }
+      if (Date.now() > deadline) throw new Error(`not all paused: ${tasks.map((t) => t?.status).join(',')}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(peak).toBeLessThanOrEqual(LIMIT);
+    // Every Worker served some of it: ten processes really reserved side by side.
+    const workerIds = new Set(
+      (await Promise.all(ids.map((id) => stack.tasks.get(id)))).map((task) => task!.workerId),
+    );
+    expect(workerIds.size).toBeGreaterThan(1);
+  }, 120_000);
+});

@@ -2,6 +2,7 @@ import { Body, Controller, Param, Post, UseGuards } from '@nestjs/common';
 import { ConversationMessageDto, RouteMessageUseCase } from '@vigil/control';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Tenant } from './http/tenant.decorator';
+import { RateLimited } from './limits/rate-limited.decorator';
 
 @Controller('v1/conversations')
 @UseGuards(ApiKeyGuard)
@@ -9,6 +10,7 @@ export class ConversationsController {
   constructor(private readonly route: RouteMessageUseCase) {}
 
   @Post(':id/messages')
+  @RateLimited()
   message(
     @Tenant() tenantId: string,
     @Param('id') conversationId: string,

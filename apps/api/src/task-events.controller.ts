@@ -3,6 +3,8 @@ import {
   Controller,
   Get,
   Headers,
+  HttpException,
+  HttpStatus,
   Logger,
   Param,
   Query,
@@ -10,10 +12,15 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
+import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
 import { isStreamId, TaskEventStream } from '@vigil/notify';
 import { TaskRepository } from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Tenant } from './http/tenant.decorator';
+import { SseSlots } from './limits/sse-slots';
+
+/** A stream refused for MAX_SSE_STREAMS_PER_KEY may try again this many seconds later. */
+const RETRY_STREAM_AFTER_S = 5;
 
 /** GET /v1/tasks/:id/events — the task's events as Server-Sent Events, resumable by Last-Event-ID. */
 @Controller('v1/tasks')
@@ -24,9 +31,13 @@ export class TaskEventsController {
   constructor(
     private readonly tasks: TaskRepository,
     private readonly stream: TaskEventStream,
+    private readonly slots: SseSlots,
   ) {}
 
   @Get(':id/events')
+  @ApiTooManyRequestsResponse({
+    description: 'this API key already holds MAX_SSE_STREAMS_PER_KEY open streams; `Retry-After` in seconds',
+  })
   async events(
     @Tenant() tenantId: string,
     @Param('id') id: string,
@@ -39,9 +50,17 @@ export class TaskEventsController {
     const lastEventId = header || query || undefined;
     if (lastEventId !== undefined && !isStreamId(lastEventId))
       throw new BadRequestException('Last-Event-ID must be an event id such as 1700000000000-0');
+    const slot = await this.slots.acquire(tenantId);
+    if (!slot) {
+      response.setHeader('Retry-After', String(RETRY_STREAM_AFTER_S));
+      throw new HttpException(
+        `this API key already holds ${this.slots.limit} open event streams (MAX_SSE_STREAMS_PER_KEY); close one and try again`,
+        HttpStatus.TOO_MANY_REQUESTS,
+      );
+    }
     response.status(200).set({
       'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
+      'cache-control': 'no-store, no-transform',
       // The socket ends with the stream, so a shutdown (which ends streams) is not held by idle keep-alives.
       connection: 'close',
       'x-accel-buffering': 'no',
@@ -54,6 +73,8 @@ export class TaskEventsController {
       await this.stream.pipe(task, lastEventId, (chunk) => response.write(chunk), disconnected.signal);
     } catch (error) {
       this.logger.error(`event stream of ${id} failed: ${String(error)}`);
+    } finally {
+      await slot.release();
     }
     response.end();
   }

@@ -25,6 +25,7 @@ import {
 import { TASK_STATUSES, TaskRepository, TaskStatus } from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Tenant } from './http/tenant.decorator';
+import { RateLimited } from './limits/rate-limited.decorator';
 
 class PageQuery {
   @ApiPropertyOptional({ minimum: 1, maximum: 100, description: 'entries per page' })
@@ -86,6 +87,7 @@ export class TasksController {
   ) {}
 
   @Post()
+  @RateLimited('MAX_ACTIVE_TASKS_PER_TENANT reached: the message says how many tasks are active')
   async create(
     @Tenant() tenantId: string,
     @Body() body: CreateTaskDto,
@@ -114,24 +116,28 @@ export class TasksController {
 
   @Post(':id/stop')
   @HttpCode(200)
+  @RateLimited()
   async stop(@Tenant() tenantId: string, @Param('id') id: string) {
     return toTaskView(await this.stopTask.execute(tenantId, id));
   }
 
   @Post(':id/pause')
   @HttpCode(200)
+  @RateLimited()
   async pause(@Tenant() tenantId: string, @Param('id') id: string) {
     return toTaskView(await this.pauseTask.execute(tenantId, id));
   }
 
   @Post(':id/resume')
   @HttpCode(200)
+  @RateLimited()
   async resume(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: ResumeTaskDto) {
     return toTaskView(await this.resumeTask.execute(tenantId, id, body ?? {}));
   }
 
   @Post(':id/input')
   @HttpCode(200)
+  @RateLimited()
   async input(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: ProvideInputDto) {
     return toTaskView(await this.provideInput.execute(tenantId, id, body));
   }

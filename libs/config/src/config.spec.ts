@@ -61,4 +61,32 @@ describe('loadConfig', () => {
     expect(config.developmentDefaults).toEqual(['WEBHOOK_SECRET']);
     expect(loadConfig({}).developmentDefaults).toEqual(['API_KEYS', 'WEBHOOK_SECRET']);
   });
+
+  it('bounds the API: rate limit, active tasks, SSE streams, metrics token', () => {
+    expect(loadConfig({})).toMatchObject({
+      rateLimitPerMinute: 120,
+      maxActiveTasksPerTenant: undefined,
+      maxSseStreamsPerKey: 10,
+      metricsToken: undefined,
+    });
+    expect(
+      loadConfig({
+        RATE_LIMIT_PER_MINUTE: '30',
+        MAX_ACTIVE_TASKS_PER_TENANT: '5',
+        MAX_SSE_STREAMS_PER_KEY: '2',
+        METRICS_TOKEN: 'scrape-me',
+      }),
+    ).toMatchObject({
+      rateLimitPerMinute: 30,
+      maxActiveTasksPerTenant: 5,
+      maxSseStreamsPerKey: 2,
+      metricsToken: 'scrape-me',
+    });
+    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '0' })).toThrow(
+      /RATE_LIMIT_PER_MINUTE must be between 1 and/,
+    );
+    expect(() => loadConfig({ MAX_ACTIVE_TASKS_PER_TENANT: 'lots' })).toThrow(
+      /MAX_ACTIVE_TASKS_PER_TENANT must be an integer, got "lots"/,
+    );
+  });
 });

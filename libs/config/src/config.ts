@@ -6,6 +6,7 @@ import {
   readList,
   readNumber,
   readOptional,
+  readOptionalInt,
   readString,
   readUrl,
 } from './env-parsers';
@@ -80,6 +81,14 @@ export interface VigilConfig {
   notifierClaimIdleMs: number;
   /** Interval of the SSE keep-alive comments. */
   sseHeartbeatMs: number;
+  /** Writes (create, controls, conversation messages) one API key may make per minute, per route. */
+  rateLimitPerMinute: number;
+  /** Non-terminal tasks one tenant may have at once; undefined: no cap. */
+  maxActiveTasksPerTenant: number | undefined;
+  /** Concurrent SSE streams (`/v1/tasks/:id/events`) one API key may hold open, across API processes. */
+  maxSseStreamsPerKey: number;
+  /** Bearer token that `/metrics` requires on every app when set. */
+  metricsToken: string | undefined;
   logLevel: string;
   /** `json` (default, for machines) or `pretty` (for people: start:all uses it). */
   logFormat: 'json' | 'pretty';
@@ -168,7 +177,13 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     toolCallTimeoutMs: readInt(env, 'TOOL_CALL_TIMEOUT_MS', 120_000, 10),
     drainTimeoutMs: readInt(env, 'DRAIN_TIMEOUT_MS', 30_000, 0),
     humanWaitTimeoutMs: readInt(env, 'HUMAN_WAIT_TIMEOUT_MS', 86_400_000, 10),
-    livenessIntervalMs: readInt(env, 'LIVENESS_INTERVAL_MS', 1_000, 10),
+    // Never looked for less often than the sweep runs: compressed timings compress this too.
+    livenessIntervalMs: readInt(
+      env,
+      'LIVENESS_INTERVAL_MS',
+      Math.min(1_000, readInt(env, 'WATCHER_INTERVAL_MS', 60_000, 10)),
+      10,
+    ),
     taskBudgetUsd: readNumber(env, 'TASK_BUDGET_USD', 3, 0)!,
     globalSpendLimitUsd: readNumber(env, 'GLOBAL_SPEND_LIMIT_USD', undefined, 0),
     workerConcurrency: readInt(env, 'WORKER_CONCURRENCY', 16, 1, 10_000),
@@ -196,6 +211,10 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     webhookConcurrency: readInt(env, 'WEBHOOK_CONCURRENCY', 16, 1, 1_000),
     notifierClaimIdleMs: readInt(env, 'NOTIFIER_CLAIM_IDLE_MS', 30_000, 100),
     sseHeartbeatMs: readInt(env, 'SSE_HEARTBEAT_MS', 15_000, 100, 600_000),
+    rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
+    maxActiveTasksPerTenant: readOptionalInt(env, 'MAX_ACTIVE_TASKS_PER_TENANT', 1, 10_000_000),
+    maxSseStreamsPerKey: readInt(env, 'MAX_SSE_STREAMS_PER_KEY', 10, 1, 100_000),
+    metricsToken: readOptional(env, 'METRICS_TOKEN'),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
   };

@@ -29,6 +29,16 @@ export function readInt(
   return parsed;
 }
 
+/** An integer that may be absent (no default: the feature it bounds is off). */
+export function readOptionalInt(
+  env: Env,
+  name: string,
+  min = 0,
+  max = Number.MAX_SAFE_INTEGER,
+): number | undefined {
+  return raw(env, name) === undefined ? undefined : readInt(env, name, 0, min, max);
+}
+
 export function readNumber(
   env: Env,
   name: string,

@@ -7,6 +7,7 @@ import { InvalidIdempotencyKeyError, TaskRecord, TaskRepository } from '@vigil/t
 import { CODE_VERSION } from '@vigil/platform';
 import type { CreateTaskDto } from './create-task.dto';
 import { assertWebhookTarget } from '@vigil/notify';
+import { ActiveTaskLimitError } from './active-task-limit';
 
 export interface CreateTaskResult {
   task: TaskRecord;
@@ -51,6 +52,8 @@ export class CreateTaskUseCase {
       ? `tsk_${createHash('sha256').update(`${tenantId}\n${idempotencyKey}`).digest('hex').slice(0, 24)}`
       : TaskRepository.newTaskId();
 
+    await this.assertActiveTaskRoom(tenantId, id, idempotencyKey);
+
     const { task, created } = await this.tasks.create(
       id,
       {
@@ -80,5 +83,18 @@ export class CreateTaskUseCase {
       }
     }
     return { task, created };
+  }
+
+  /**
+   * MAX_ACTIVE_TASKS_PER_TENANT: counted from the tenant's status indexes before the create script
+   * runs, so concurrent creates may pass it by at most their number (docs/ARCHITECTURE.md,
+   * "Operating Vigil"). A replay of an existing idempotent create is never refused.
+   */
+  private async assertActiveTaskRoom(tenantId: string, id: string, idempotencyKey?: string): Promise<void> {
+    const limit = this.config.maxActiveTasksPerTenant;
+    if (limit === undefined) return;
+    if (idempotencyKey !== undefined && (await this.tasks.get(id))?.tenantId === tenantId) return;
+    const active = await this.tasks.countActive(tenantId);
+    if (active >= limit) throw new ActiveTaskLimitError(active, limit);
   }
 }

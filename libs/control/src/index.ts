@@ -10,3 +10,4 @@ export * from './control-refusal';
 export * from './control.module';
 export * from './route-message.use-case';
 export * from './resume-task.dto';
+export * from './active-task-limit';

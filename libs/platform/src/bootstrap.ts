@@ -4,6 +4,7 @@ import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { ConfigError, loadConfig, providersInUse, VigilConfig } from '@vigil/config';
 import { CODE_VERSION } from './code-version';
+import { installSecretScrubbing } from './secrets';
 
 export interface BootstrapOptions {
   name: 'api' | 'worker' | 'watcher' | 'notifier';
@@ -30,8 +31,12 @@ export function loadConfigOrExit(name: string): VigilConfig {
  * and a clean shutdown on SIGTERM/SIGINT that closes queues, Redis and HTTP through Nest's hooks.
  */
 export async function bootstrap(options: BootstrapOptions): Promise<INestApplication> {
+  // Before anything can print: a config error may quote a value, a library may print a URL.
+  installSecretScrubbing(process.env);
   const config = loadConfigOrExit(options.name);
   const app = await NestFactory.create(options.module(config), { bufferLogs: true });
+  // No app says what it is built with.
+  (app.getHttpAdapter().getInstance() as { disable?: (setting: string) => void }).disable?.('x-powered-by');
   app.useLogger(app.get(PinoNestLogger));
   await options.configure?.(app, config);
   const port = options.port(config);

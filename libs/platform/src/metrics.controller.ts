@@ -1,14 +1,33 @@
-import { Controller, Get, Header, Inject } from '@nestjs/common';
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Controller, Get, Header, Inject, Req, UnauthorizedException } from '@nestjs/common';
+import type { Request } from 'express';
 import type { Registry } from 'prom-client';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from './metrics';
 
+const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
+
+/** `/metrics` on every app; with METRICS_TOKEN set, only for `Authorization: Bearer <token>`. */
 @Controller()
 export class MetricsController {
-  constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
+  private readonly token?: Buffer;
+
+  constructor(
+    @Inject(METRICS_REGISTRY) private readonly registry: Registry,
+    @Inject(VIGIL_CONFIG) config: VigilConfig,
+  ) {
+    this.token = config.metricsToken === undefined ? undefined : digest(config.metricsToken);
+  }
 
   @Get('metrics')
   @Header('Content-Type', 'text/plain; version=0.0.4')
-  metrics(): Promise<string> {
+  @Header('Cache-Control', 'no-store')
+  metrics(@Req() request: Request): Promise<string> {
+    if (this.token) {
+      const match = /^Bearer\s+(\S+)$/i.exec(request.headers.authorization ?? '');
+      if (!match || !timingSafeEqual(digest(match[1]), this.token))
+        throw new UnauthorizedException('metrics need Authorization: Bearer <METRICS_TOKEN>');
+    }
     return this.registry.metrics();
   }
 }

@@ -1,4 +1,5 @@
-import { DynamicModule, Module, RequestMethod } from '@nestjs/common';
+import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
+import type { Registry } from 'prom-client';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
@@ -8,11 +9,18 @@ import { RedisHealthIndicator } from './redis.health';
 import { MetricsController } from './metrics.controller';
 import { VersionController } from './version.controller';
 import { METRICS_REGISTRY, createMetricsRegistry } from './metrics';
+import { httpMetricsMiddleware } from './http-metrics';
+import { installSecretScrubbing, REDACT_PATHS, REDACTED } from './secrets';
 
 /** What every app shares: config, Redis, structured logs, /health, /metrics and /version. */
 @Module({})
-export class PlatformModule {
+export class PlatformModule implements NestModule {
+  constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
+
   static forRoot(config: VigilConfig, app: string): DynamicModule {
+    // Secret values never reach a log line: pino's own lines through the hook below, every other
+    // write to stdout/stderr through the patched streams (docs/ARCHITECTURE.md, "Operating Vigil").
+    const scrub = installSecretScrubbing(process.env);
     return {
       module: PlatformModule,
       global: true,
@@ -22,7 +30,8 @@ export class PlatformModule {
         LoggerModule.forRoot({
           pinoHttp: {
             level: config.logLevel,
-            redact: ['req.headers.authorization', 'req.headers.cookie'],
+            redact: { paths: REDACT_PATHS, censor: REDACTED },
+            hooks: { streamWrite: scrub },
             // pino-pretty is a development dependency: only start:all asks for it.
             ...(config.logFormat === 'pretty'
               ? {
@@ -52,5 +61,9 @@ export class PlatformModule {
       ],
       exports: [VIGIL_CONFIG, METRICS_REGISTRY, RedisHealthIndicator],
     };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(httpMetricsMiddleware(this.registry)).forRoutes({ path: '*', method: RequestMethod.ALL });
   }
 }

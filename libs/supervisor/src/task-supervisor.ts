@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { METRICS_REGISTRY } from '@vigil/platform';
+import { Counter, Registry } from 'prom-client';
 import { TurnQueue } from '@vigil/queue';
 import {
   ControlSignals,
@@ -43,6 +45,7 @@ const LEASE_TTL_MS = 60_000;
 @Injectable()
 export class TaskSupervisor {
   private readonly logger = new Logger(TaskSupervisor.name);
+  private readonly recoveries: Counter<'reason'>;
 
   constructor(
     private readonly tasks: TaskRepository,
@@ -53,7 +56,17 @@ export class TaskSupervisor {
     private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject('WATCHER_ID') private readonly watcherId: string,
-  ) {}
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.recoveries =
+      (registry.getSingleMetric('vigil_recoveries_total') as Counter<'reason'> | undefined) ??
+      new Counter({
+        name: 'vigil_recoveries_total',
+        help: 'Attempts this Watcher ended and retried, by what happened: crashed, frozen, hung_call, failed_verification',
+        labelNames: ['reason'],
+        registers: [registry],
+      });
+  }
 
   async inspect(
     taskId: string,
@@ -209,6 +222,7 @@ export class TaskSupervisor {
     lease: Lease,
     now: number,
   ): Promise<Decision> {
+    this.recoveries.inc({ reason });
     await this.tasks.transition(task, 'retrying', {
       attempt: task.attempt,
       from: ['running', 'waiting_on_tool'],
@@ -265,6 +279,7 @@ export class TaskSupervisor {
       return 'completed';
     }
     const missing = run.checks.filter((check) => !check.passed);
+    this.recoveries.inc({ reason: 'failed_verification' });
     await this.tasks.transition(task, 'retrying', {
       attempt: task.attempt,
       from: ['verifying'],

@@ -7,7 +7,7 @@ import { ScriptCode, scriptRefusal } from './scripts/script-codes';
 import { TaskScripts } from './scripts/task-scripts';
 import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
-import { TASK_STATUSES, TaskStatus } from './task-status';
+import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from './task-status';
 import type { FailureReason, InFlightCall, NewTask, TaskRecord } from './task.types';
 
 export interface TransitionOptions {
@@ -251,6 +251,36 @@ export class TaskRepository {
       [task.id, task.status, String(task.attempt), at],
     );
     return code === ScriptCode.Applied;
+  }
+
+  /**
+   * A tenant's tasks per status, from its status indexes: one ZCARD per shard and status in one
+   * pipeline, never a scan (read-only).
+   */
+  async countByStatus(tenantId: string): Promise<Record<TaskStatus, number>> {
+    const pipeline = this.redis.pipeline();
+    for (const shard of this.keys.allShards())
+      for (const status of TASK_STATUSES)
+        pipeline.zcard(this.keys.tenantStatusIndex(shard, tenantId, status));
+    const replies = (await pipeline.exec()) ?? [];
+    const counts = Object.fromEntries(TASK_STATUSES.map((status) => [status, 0])) as Record<
+      TaskStatus,
+      number
+    >;
+    replies.forEach(([error, count], i) => {
+      if (error) throw error;
+      counts[TASK_STATUSES[i % TASK_STATUSES.length]] += Number(count);
+    });
+    return counts;
+  }
+
+  /** How many of a tenant's tasks have not finished (every status but completed, failed, cancelled). */
+  async countActive(tenantId: string): Promise<number> {
+    const counts = await this.countByStatus(tenantId);
+    return TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status)).reduce(
+      (sum, status) => sum + counts[status],
+      0,
+    );
   }
 
   /** Newest first, across every shard, with an opaque cursor of (createdAt, id). */

@@ -1,5 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
+import { ActiveTaskLimitError } from '@vigil/control';
+import { bodyParserMessage, isBodyParserError } from './json-body.middleware';
 import { WebhookTargetError } from '@vigil/notify';
 import { boundedProblems, UnknownKindError } from '@vigil/kinds';
 import {
@@ -19,6 +21,7 @@ function statusOf(error: DomainError): number {
   if (error instanceof IllegalTransitionError) return HttpStatus.CONFLICT;
   if (error instanceof StaleAttemptError || error instanceof TaskNotActiveError) return HttpStatus.CONFLICT;
   if (error instanceof IdempotencyConflictError) return HttpStatus.UNPROCESSABLE_ENTITY;
+  if (error instanceof ActiveTaskLimitError) return HttpStatus.TOO_MANY_REQUESTS;
   if (
     error instanceof InvalidTaskInputError ||
     error instanceof UnknownKindError ||
@@ -74,12 +77,14 @@ export class ErrorFilter implements ExceptionFilter {
         exception instanceof InvalidTaskInputError ? exception.problems : [exception.message],
       );
       if (exception instanceof IllegalTransitionError) extra.currentStatus = exception.currentStatus;
+      if (exception instanceof ActiveTaskLimitError) {
+        extra.activeTasks = exception.active;
+        // A hint, not a promise: room opens when one of the tenant's tasks ends.
+        response.setHeader('Retry-After', String(ACTIVE_LIMIT_RETRY_AFTER_S));
+      }
     } else if (isBodyParserError(exception)) {
       statusCode = exception.status;
-      message =
-        exception.type === 'entity.too.large'
-          ? 'request body is too large'
-          : 'request body is not valid JSON';
+      message = bodyParserMessage(exception);
     }
     if (statusCode >= 500)
       this.logger.error(exception instanceof Error ? (exception.stack ?? exception.message) : exception);
@@ -92,6 +97,5 @@ export class ErrorFilter implements ExceptionFilter {
   }
 }
 
-function isBodyParserError(error: unknown): error is { status: number; type: string } {
-  return typeof error === 'object' && error !== null && 'type' in error && 'status' in error;
-}
+/** A tenant at its active-task cap may try again this many seconds later. */
+const ACTIVE_LIMIT_RETRY_AFTER_S = 30;

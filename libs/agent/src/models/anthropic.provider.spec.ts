@@ -138,7 +138,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     expect(first).toEqual({
       text: 'Creating it.',
       toolCalls: [{ id: 'toolu_01', name: 'create_campaign', args: { name: 'Spring' } }],
-      usage: { inputTokens: 120, outputTokens: 30 },
+      usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
 
     const sent = requests[0];
@@ -147,9 +147,18 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     expect(sent.body).toEqual({
       model: 'claude-test',
       max_tokens: 4096,
-      system: 'You are careful.',
+      // Prompt-caching breakpoints on the last tool and the system prompt (docs/ARCHITECTURE.md,
+      // "Prompts that stay bounded"); this opening is not marked as a slice's stable opening.
+      system: [{ type: 'text', text: 'You are careful.', cache_control: { type: 'ephemeral' } }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'Build the campaign.' }] }],
-      tools: [{ name: 'create_campaign', description: 'Creates a campaign.', input_schema: schema }],
+      tools: [
+        {
+          name: 'create_campaign',
+          description: 'Creates a campaign.',
+          input_schema: schema,
+          cache_control: { type: 'ephemeral' },
+        },
+      ],
     });
 
     history.push({ role: 'assistant', content: first.text, toolCalls: first.toolCalls });
@@ -161,7 +170,11 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       isError: false,
     });
     const second = await claude.generate(request(history));
-    expect(second).toEqual({ text: 'Done.', toolCalls: [], usage: { inputTokens: 200, outputTokens: 5 } });
+    expect(second).toEqual({
+      text: 'Done.',
+      toolCalls: [],
+      usage: { inputTokens: 200, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    });
     expect(requests[1].body.messages.slice(1)).toEqual([
       {
         role: 'assistant',
@@ -254,7 +267,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     expect(reply).toEqual({
       text: 'First.\nSecond.',
       toolCalls: [],
-      usage: { inputTokens: 1234, outputTokens: 56 },
+      usage: { inputTokens: 1234, outputTokens: 56, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
     expect(requests[0].body.tools).toBeUndefined();
   });

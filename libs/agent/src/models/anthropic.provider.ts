@@ -27,7 +27,14 @@ export interface AnthropicProviderOptions {
   maxRetries?: number;
   /** Per attempt, in ms (default 10 minutes, the SDK's). */
   timeoutMs?: number;
+  /**
+   * Prompt-caching breakpoints on the tools, the system prompt and the slice's opening (default
+   * true; false renders the request as before caching, for the prompts bench's "before" figures).
+   */
+  promptCaching?: boolean;
 }
+
+const EPHEMERAL = { type: 'ephemeral' } as const;
 
 /**
  * The client for the documented Messages API. The key goes in `x-api-key`, the documented header:
@@ -52,22 +59,18 @@ export class AnthropicProvider implements ModelProvider {
   readonly name = 'opus';
   readonly modelId: string;
   private readonly client: Anthropic;
+  private readonly caching: boolean;
 
   constructor(settings: AnthropicSettings, options: AnthropicProviderOptions = {}) {
     this.modelId = settings.anthropicModel;
     this.client = options.client ?? createAnthropicClient(settings, options);
+    this.caching = options.promptCaching ?? true;
   }
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     const { signal } = request;
     if (signal.aborted) throw abortError(signal);
-    const body: Anthropic.MessageCreateParamsNonStreaming = {
-      model: this.modelId,
-      max_tokens: request.maxTokens ?? MAX_OUTPUT_TOKENS,
-      messages: toAnthropicMessages(request.messages),
-      ...(request.system ? { system: request.system } : {}),
-      ...(request.tools.length ? { tools: request.tools.map(toAnthropicTool) } : {}),
-    };
+    const body = toAnthropicBody(this.modelId, request, this.caching);
     let reply: Anthropic.Message;
     try {
       reply = await raceAbort(this.client.messages.create(body, { signal }), signal);
@@ -76,6 +79,35 @@ export class AnthropicProvider implements ModelProvider {
     }
     return parseAnthropicReply(reply);
   }
+}
+
+/**
+ * The Messages API request. With caching, up to three `cache_control` breakpoints, in the order
+ * the API builds its cache prefix (tools, system, messages): the last tool, the system prompt and
+ * the slice's opening message — the parts that stay the same across a slice's calls
+ * (docs/ARCHITECTURE.md, "Prompts that stay bounded"). A prefix shorter than the model's minimum
+ * (1,024 tokens for Opus) is simply not cached; the breakpoint costs nothing then.
+ */
+export function toAnthropicBody(
+  modelId: string,
+  request: Pick<GenerateRequest, 'system' | 'messages' | 'tools' | 'maxTokens'>,
+  caching = true,
+): Anthropic.MessageCreateParamsNonStreaming {
+  const tools = request.tools.map(toAnthropicTool);
+  if (caching && tools.length)
+    tools[tools.length - 1] = { ...tools[tools.length - 1], cache_control: EPHEMERAL };
+  const system: string | Anthropic.TextBlockParam[] | undefined = !request.system
+    ? undefined
+    : caching
+      ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }]
+      : request.system;
+  return {
+    model: modelId,
+    max_tokens: request.maxTokens ?? MAX_OUTPUT_TOKENS,
+    messages: toAnthropicMessages(request.messages, caching),
+    ...(system ? { system } : {}),
+    ...(tools.length ? { tools } : {}),
+  };
 }
 
 export function toAnthropicTool(tool: ToolSpec): Anthropic.Tool {
@@ -90,7 +122,7 @@ export function toAnthropicTool(tool: ToolSpec): Anthropic.Tool {
  * Assistant turns carry `tool_use` blocks; their results go back as `tool_result` blocks in the next
  * user message, consecutive results (and any text after them) merged into that one message.
  */
-export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageParam[] {
+export function toAnthropicMessages(messages: ChatMessage[], caching = false): Anthropic.MessageParam[] {
   const out: Array<{ role: 'user' | 'assistant'; content: Anthropic.ContentBlockParam[] }> = [];
   const append = (role: 'user' | 'assistant', blocks: Anthropic.ContentBlockParam[]) => {
     const last = out[out.length - 1];
@@ -100,7 +132,10 @@ export function toAnthropicMessages(messages: ChatMessage[]): Anthropic.MessageP
   for (const message of pairToolResults(messages)) {
     if (message.role === 'user') {
       // The API refuses empty text blocks.
-      append('user', [{ type: 'text', text: message.content || '(empty)' }]);
+      const marked = caching && message.cacheBreakpoint;
+      append('user', [
+        { type: 'text', text: message.content || '(empty)', ...(marked ? { cache_control: EPHEMERAL } : {}) },
+      ]);
     } else if (message.role === 'assistant') {
       const blocks: Anthropic.ContentBlockParam[] = [];
       if (message.content) blocks.push({ type: 'text', text: message.content });
@@ -136,12 +171,12 @@ export function parseAnthropicReply(reply: Anthropic.Message): GenerateResult {
     text: texts.join('\n'),
     toolCalls,
     usage: {
-      // Cache writes and reads are input too (none are requested; counted if a gateway adds them).
-      inputTokens:
-        (usage?.input_tokens ?? 0) +
-        (usage?.cache_creation_input_tokens ?? 0) +
-        (usage?.cache_read_input_tokens ?? 0),
+      // `input_tokens` counts only the prompt after the last cache hit or write; the cache's own
+      // tokens come separately and are priced at their own rates (price-table.ts).
+      inputTokens: usage?.input_tokens ?? 0,
       outputTokens: usage?.output_tokens ?? 0,
+      cacheReadTokens: usage?.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: usage?.cache_creation_input_tokens ?? 0,
     },
   };
 }

@@ -130,7 +130,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
     expect(first).toEqual({
       text: 'Creating it.',
       toolCalls: [{ id: 'call_1', name: 'create_campaign', args: { name: 'Spring' } }],
-      usage: { inputTokens: 90, outputTokens: 12 },
+      usage: { inputTokens: 90, outputTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
 
     const sent = requests[0];
@@ -156,7 +156,11 @@ describe('GeminiProvider against the generateContent wire format', () => {
       isError: false,
     });
     const second = await gemini.generate(request(history));
-    expect(second).toEqual({ text: 'Done.', toolCalls: [], usage: { inputTokens: 150, outputTokens: 3 } });
+    expect(second).toEqual({
+      text: 'Done.',
+      toolCalls: [],
+      usage: { inputTokens: 150, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
+    });
     expect(requests[1].body.contents.slice(1)).toEqual([
       {
         role: 'model',
@@ -262,7 +266,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
     expect(result).toEqual({
       text: 'Hello there.',
       toolCalls: [],
-      usage: { inputTokens: 1000, outputTokens: 100 },
+      usage: { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
     expect(requests[0].body.tools).toBeUndefined();
   });

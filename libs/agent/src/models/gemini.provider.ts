@@ -177,13 +177,19 @@ export class GeminiProvider implements ModelProvider {
       } else if (typeof part.text === 'string') texts.push(part.text);
     }
     const usage = response.usageMetadata;
+    const prompt = (usage?.promptTokenCount ?? 0) + (usage?.toolUsePromptTokenCount ?? 0);
+    const cached = Math.min(prompt, usage?.cachedContentTokenCount ?? 0);
     return {
       text: texts.join(''),
       toolCalls,
       usage: {
-        inputTokens: (usage?.promptTokenCount ?? 0) + (usage?.toolUsePromptTokenCount ?? 0),
+        // `promptTokenCount` includes the tokens served from the (implicit) cache; those are
+        // billed at the cached rate, the rest at the input rate (price-table.ts).
+        inputTokens: Math.max(0, prompt - cached),
         // Thinking tokens are billed as output.
         outputTokens: (usage?.candidatesTokenCount ?? 0) + (usage?.thoughtsTokenCount ?? 0),
+        cacheReadTokens: cached,
+        cacheWriteTokens: 0,
       },
     };
   }

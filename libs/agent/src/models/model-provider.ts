@@ -7,7 +7,11 @@ export interface ToolCall {
 }
 
 export type ChatMessage =
-  | { role: 'user'; content: string }
+  /**
+   * `cacheBreakpoint`: the prompt up to and including this message is stable (a slice's opening),
+   * so a provider with explicit prompt caching marks it (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+   */
+  | { role: 'user'; content: string; cacheBreakpoint?: boolean }
   | { role: 'assistant'; content: string; toolCalls: ToolCall[] }
   | { role: 'tool'; toolCallId: string; name: string; content: string; isError: boolean };
 
@@ -17,9 +21,17 @@ export interface ToolSpec {
   parameters: JsonSchema;
 }
 
+/**
+ * Tokens one call was billed for. `inputTokens` are the prompt tokens billed at the full input rate;
+ * a cache read or write is not counted there but in its own field, priced at its own rate.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
+  /** Prompt tokens read from the provider's prompt cache (Anthropic, Gemini). */
+  cacheReadTokens?: number;
+  /** Prompt tokens written to the prompt cache (Anthropic's `cache_creation_input_tokens`). */
+  cacheWriteTokens?: number;
 }
 
 /** One model turn's request. `system` and `messages` may be rendered on first read (a slice's are). */

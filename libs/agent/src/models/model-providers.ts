@@ -7,6 +7,8 @@ import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import type { ModelProvider } from './model-provider';
 import { ScriptedProvider, ScriptedRun } from './scripted.provider';
 
+const SDK_ATTEMPTS = 3;
+
 /**
  * Picks the provider for a model name of the retry policy: Claude for `opus` when
  * ANTHROPIC_API_KEY is set, Gemini for `gemini` when GEMINI_API_KEY is set. With no key for it, the
@@ -20,14 +22,28 @@ export class ModelProviders {
 
   constructor(@Inject(VIGIL_CONFIG) private readonly config: VigilConfig) {}
 
+  /**
+   * The SDKs' own timeouts and retries fit inside MODEL_CALL_TIMEOUT_MS: three attempts of a third
+   * each, so a retried 529 or dropped connection still answers before the call's deadline.
+   */
+  private sdkLimits(): { timeoutMs: number; maxRetries: number } {
+    return {
+      timeoutMs: Math.floor(this.config.modelCallTimeoutMs / SDK_ATTEMPTS),
+      maxRetries: SDK_ATTEMPTS - 1,
+    };
+  }
+
   /** A fresh provider per slice (providers may keep per-slice state); SDK clients are shared. */
   create(model: string, scripted: ScriptedRun): ModelProvider {
     if (model === 'opus' && this.config.anthropicApiKey) {
-      this.anthropic ??= createAnthropicClient(this.config);
+      this.anthropic ??= createAnthropicClient(this.config, this.sdkLimits());
       return new AnthropicProvider(this.config, { client: this.anthropic });
     }
     if (model === 'gemini' && this.config.geminiApiKey) {
-      this.gemini ??= createGeminiClient(this.config);
+      this.gemini ??= createGeminiClient(this.config, {
+        timeoutMs: this.sdkLimits().timeoutMs,
+        attempts: SDK_ATTEMPTS,
+      });
       return new GeminiProvider(this.config, { client: this.gemini });
     }
     return new ScriptedProvider(model, scripted);

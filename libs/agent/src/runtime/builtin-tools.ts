@@ -5,6 +5,7 @@ export const BUILTIN_TOOL_NAMES = [
   'message_user',
   'request_human_input',
   'finish_task',
+  'read_output',
 ] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
@@ -43,7 +44,23 @@ export const BUILTIN_TOOLS: ToolSpec[] = [
       'Claims that the whole task is done. The claim is verified against the exit criteria before the task completes.',
     parameters: text('What was done, briefly.', 'summary'),
   },
+  {
+    name: 'read_output',
+    description:
+      'Reads the saved output of a completed step by its step key (as listed in the progress summary). A read: changes nothing.',
+    parameters: {
+      type: 'object',
+      properties: { key: { type: 'string', description: 'A step key, e.g. "step:3".', maxLength: 200 } },
+      required: ['key'],
+      additionalProperties: false,
+    },
+  },
 ];
+
+/** The built-ins of a slice whose prompt is not bounded (the prompts bench's "before"): no read_output. */
+export const UNBOUNDED_BUILTIN_TOOLS: ToolSpec[] = BUILTIN_TOOLS.filter(
+  (tool) => tool.name !== 'read_output',
+);
 
 export function stringArg(args: Record<string, unknown>, field: string): string {
   const value = args[field];

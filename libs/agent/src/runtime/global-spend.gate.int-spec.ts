@@ -19,7 +19,7 @@ describe('GlobalSpendGate', () => {
 
   it('holds the limit when many workers reserve at once', async () => {
     await ctx.redis.del(ctx.keys.spend());
-    const connections = Array.from({ length: 8 }, () => ctx.redis.duplicate());
+    const connections = Array.from({ length: 10 }, () => ctx.redis.duplicate());
     try {
       const gates = connections.map((c) => new GlobalSpendGate(new SpendLedger(c, ctx.keys), ctx.config));
       const results = await Promise.allSettled(

@@ -55,17 +55,19 @@ export class ModelSpend {
   ): Promise<Grant> {
     const inputUsd = (promptTokenBound(request) * price.input) / 1_000_000;
     const outputUsd = (tokens: number) => (tokens * price.output) / 1_000_000;
+    const worstUsd = inputUsd + outputUsd(MAX_OUTPUT_TOKENS);
     const reply = await this.ledger.reserveTask(
       this.task.id,
       this.task.attempt,
-      inputUsd + outputUsd(MAX_OUTPUT_TOKENS),
+      worstUsd,
       inputUsd + outputUsd(MIN_OUTPUT_TOKENS),
     );
     if ('refused' in reply) throw new BudgetExhaustedError(this.task.budgetUsd, reply.remainingUsd);
-    const maxTokens = Math.min(
-      MAX_OUTPUT_TOKENS,
-      Math.floor(((reply.grantedUsd - inputUsd) * 1_000_000) / Math.max(price.output, 1e-9)),
-    );
+    // The ledger keeps micro-dollars: a grant within one of the worst case is the whole of it.
+    const maxTokens =
+      reply.grantedUsd >= worstUsd - 1e-6
+        ? MAX_OUTPUT_TOKENS
+        : Math.floor(((reply.grantedUsd - inputUsd) * 1_000_000) / Math.max(price.output, 1e-9));
     try {
       await this.global.reserve(reply.grantedUsd);
     } catch (error) {

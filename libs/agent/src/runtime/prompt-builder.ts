@@ -1,11 +1,22 @@
 import type { TaskKind } from '@vigil/kinds';
 import type { SliceContext, TaskRecord } from '@vigil/tasks';
 import type { ChatMessage } from '../models/model-provider';
+import { byStepKey, clip, findingTitle, summariseKeys } from './step-summary';
 
 const MAX_LISTED_OUTPUTS = 200;
+/** The latest saved outputs shown in full in a bounded opening, and how much of each. */
+const RECENT_OUTPUTS = 3;
+const RECENT_OUTPUT_CHARS = 600;
+/** Findings listed by their first line in a bounded opening (the newest). */
+const LISTED_FINDINGS = 20;
+const HUMAN_INPUT_CHARS = 4000;
 
-const stepKeys = new Intl.Collator('en', { numeric: true });
-const byStepKey = (a: string, b: string): number => stepKeys.compare(a, b);
+/**
+ * `bounded` (the default): the runtime summarises what is done, so the opening stays the same size
+ * as the task grows (docs/ARCHITECTURE.md, "Prompts that stay bounded"). `unbounded`: the opening
+ * as it was before, every completed step and saved output listed, kept for the prompts bench.
+ */
+export type PromptStyle = 'bounded' | 'unbounded';
 
 function retrySection(task: TaskRecord): string {
   const retry = task.retryContext;
@@ -24,6 +35,64 @@ function retrySection(task: TaskRecord): string {
 
 /** The system prompt and opening message of a slice, built only from what the runtime recorded. */
 export function buildPrompt(
+  task: TaskRecord,
+  kind: TaskKind,
+  context: SliceContext,
+  criteria: string,
+  style: PromptStyle = 'bounded',
+): { system: string; messages: ChatMessage[] } {
+  if (style === 'unbounded') return buildUnboundedPrompt(task, kind, context, criteria);
+  const system = [
+    'You are a careful agent working through a long task in bounded slices. Your progress is recorded',
+    'by the runtime, not by you: the summary of completed steps below is authoritative.',
+    'Rules: call one tool at a time; never repeat a step listed as completed; if a tool fails, read the',
+    'error and try again or take another way; when every step is done and read back, call finish_task.',
+    'Completed steps are summarised as ranges ("step:0–step:9 (10)" is step:0, step:1, … step:9). Saved',
+    'outputs are listed by key: call read_output with a key to read one in full when you need it; an',
+    'older tool result of this slice is shortened to {"ok":true,"saved_as":"<key>"}.',
+    'Your claim is verified against the exit criteria before the task counts as complete.',
+    `\n## Task: ${task.title}\n${kind.instructions(task.input)}`,
+    `\n## Exit criteria\n${criteria}`,
+    retrySection(task),
+  ].join('\n');
+
+  const done = context.doneSteps;
+  const planKeys = planKeysOf(kind, task.input);
+  const outputKeys = [...context.outputs.keys()].sort(byStepKey);
+  const sameKeys = outputKeys.length === done.size && outputKeys.every((key) => done.has(key));
+  const recent = outputKeys
+    .slice(-RECENT_OUTPUTS)
+    .map((key) => `- ${key}: ${clip(context.outputs.get(key), RECENT_OUTPUT_CHARS)}`);
+  const findings = context.findings.slice(-LISTED_FINDINGS).map((f) => `- ${findingTitle(f)}`);
+  const parts = [
+    `Completed steps (${done.size}${task.totalUnits ? ` of ${task.totalUnits}` : ''}): ${summariseKeys(done, planKeys)}.`,
+    outputKeys.length
+      ? `Saved outputs (${outputKeys.length}): ${sameKeys ? 'one for each completed step' : summariseKeys(outputKeys, planKeys)}. Read one with read_output {"key": "<step key>"}.`
+      : '',
+    recent.length ? `Latest saved outputs:\n${recent.join('\n')}` : '',
+    findings.length
+      ? `Findings (${context.findings.length}${context.findings.length > LISTED_FINDINGS ? `, the latest ${LISTED_FINDINGS}` : ''}, by first line):\n${findings.join('\n')}`
+      : '',
+    task.humanInput
+      ? `The user answered your question "${(task.humanQuestion ?? '').slice(0, HUMAN_INPUT_CHARS)}": ${task.humanInput.slice(0, HUMAN_INPUT_CHARS)}`
+      : '',
+    'Continue with the next step that is not completed. Do not repeat completed work.',
+  ].filter(Boolean);
+  // The opening is the same for every call of the slice: the end of its cacheable prefix.
+  return { system, messages: [{ role: 'user', content: parts.join('\n\n'), cacheBreakpoint: true }] };
+}
+
+/** The plan's step keys, which let ranges span ad sets; none when the kind has no plan for the input. */
+function planKeysOf(kind: TaskKind, input: unknown): string[] | undefined {
+  try {
+    return kind.plan(input).map((step) => step.key);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The opening as it was before prompts were bounded: grows with every completed step. */
+function buildUnboundedPrompt(
   task: TaskRecord,
   kind: TaskKind,
   context: SliceContext,

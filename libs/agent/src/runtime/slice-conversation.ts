@@ -2,8 +2,30 @@ import type { ChatMessage, GenerateRequest, ToolCall, ToolSpec } from '../models
 
 /** Bound on one tool result as the model reads it back (the full result is in the action log). */
 const MAX_TOOL_RESULT_CHARS = 8000;
+/** Tool results of the slice kept in full; older ones are read back as a one-line summary. */
+export const RECENT_TOOL_RESULTS = 4;
+/** An assistant turn's text older than the recent tool results is cut to this. */
+const OLD_ASSISTANT_TEXT_CHARS = 300;
 
-type Turn = ChatMessage | { role: 'tool-pending'; call: ToolCall; ok: boolean; payload: unknown };
+export interface SliceConversationOptions {
+  /**
+   * Trim older turns (default true): the opening and the last RECENT_TOOL_RESULTS tool results stay
+   * in full, older results become one line that names their saved output. False keeps every turn
+   * in full, as before (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+   */
+  trim?: boolean;
+}
+
+interface PendingResult {
+  role: 'tool-pending';
+  call: ToolCall;
+  ok: boolean;
+  payload: unknown;
+  /** The logical step whose output was saved, when there was one (read back with read_output). */
+  key: string | null;
+}
+
+type Turn = ChatMessage | PendingResult;
 
 /**
  * A slice's conversation with its model: the opening built from the record, then every turn of
@@ -13,8 +35,14 @@ type Turn = ChatMessage | { role: 'tool-pending'; call: ToolCall; ok: boolean; p
 export class SliceConversation {
   private opening?: { system: string; messages: ChatMessage[] };
   private readonly turns: Turn[] = [];
+  private readonly trim: boolean;
 
-  constructor(private readonly open: () => { system: string; messages: ChatMessage[] }) {}
+  constructor(
+    private readonly open: () => { system: string; messages: ChatMessage[] },
+    options: SliceConversationOptions = {},
+  ) {
+    this.trim = options.trim ?? true;
+  }
 
   assistant(content: string, toolCalls: ToolCall[]): void {
     this.turns.push({ role: 'assistant', content, toolCalls });
@@ -25,8 +53,8 @@ export class SliceConversation {
   }
 
   /** A tool's result or error, rendered (JSON, bounded) only when read. */
-  toolResult(call: ToolCall, ok: boolean, payload: unknown): void {
-    this.turns.push({ role: 'tool-pending', call, ok, payload });
+  toolResult(call: ToolCall, ok: boolean, payload: unknown, key: string | null = null): void {
+    this.turns.push({ role: 'tool-pending', call, ok, payload, key });
   }
 
   request(tools: ToolSpec[], signal: AbortSignal): GenerateRequest {
@@ -48,18 +76,60 @@ export class SliceConversation {
     return (this.opening ??= this.open());
   }
 
+  /**
+   * Every turn is rendered once; a trimmed result stays trimmed, so the older part of the
+   * conversation reads the same from one call to the next. Only a result's content is replaced:
+   * each tool call keeps its result, so Anthropic's tool_use/tool_result pairing stays valid.
+   */
   private messages(): ChatMessage[] {
-    for (let i = 0; i < this.turns.length; i++) {
-      const turn = this.turns[i];
-      if (turn.role !== 'tool-pending') continue;
-      this.turns[i] = {
-        role: 'tool',
-        toolCallId: turn.call.id,
-        name: turn.call.name,
-        content: JSON.stringify(turn.payload).slice(0, MAX_TOOL_RESULT_CHARS),
-        isError: !turn.ok,
-      };
-    }
-    return [...this.start().messages, ...(this.turns as ChatMessage[])];
+    const results = this.turns.filter((turn) => turn.role === 'tool' || turn.role === 'tool-pending').length;
+    let seen = 0;
+    const lastAssistant = this.turns.findLastIndex((turn) => turn.role === 'assistant');
+    return [
+      ...this.start().messages,
+      ...this.turns.map((turn, index): ChatMessage => {
+        const isResult = turn.role === 'tool' || turn.role === 'tool-pending';
+        if (isResult) seen++;
+        const old = this.trim && isResult && results - seen >= RECENT_TOOL_RESULTS;
+        if (turn.role === 'tool-pending') {
+          const full = (JSON.stringify(turn.payload) ?? 'null').slice(0, MAX_TOOL_RESULT_CHARS);
+          const line = old ? summaryLine(turn) : full;
+          // A result already shorter than its summary stays as it is.
+          const content = line.length < full.length ? line : full;
+          const rendered: ChatMessage = {
+            role: 'tool',
+            toolCallId: turn.call.id,
+            name: turn.call.name,
+            content,
+            isError: !turn.ok,
+          };
+          // Kept pending until it is old, then frozen in its one-line form.
+          if (old || !this.trim) this.turns[index] = rendered;
+          return rendered;
+        }
+        if (
+          this.trim &&
+          turn.role === 'assistant' &&
+          index < lastAssistant - RECENT_TOOL_RESULTS &&
+          turn.content.length > OLD_ASSISTANT_TEXT_CHARS
+        ) {
+          return { ...turn, content: `${turn.content.slice(0, OLD_ASSISTANT_TEXT_CHARS - 1)}…` };
+        }
+        return turn;
+      }),
+    ];
   }
+}
+
+/** An older tool result in one line: how it went and where its output is kept. */
+function summaryLine(turn: PendingResult): string {
+  if (!turn.ok) {
+    const error = (turn.payload as { error?: unknown } | undefined)?.error;
+    return JSON.stringify({
+      error: String(error ?? 'error')
+        .split('\n', 1)[0]
+        .slice(0, 200),
+    });
+  }
+  return JSON.stringify(turn.key ? { ok: true, saved_as: turn.key } : { ok: true, summarised: true });
 }

@@ -10,12 +10,12 @@ import type {
   TaskRecord,
 } from '@vigil/tasks';
 import type { GenerateRequest, ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
-import { estimateCostUsd, priceOf } from '../models/price-table';
+import { estimateCostUsd, priceOf, worstCasePrice } from '../models/price-table';
 import { BudgetExhaustedError, ModelSpend } from './model-spend';
-import { BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
+import { BUILTIN_TOOLS, UNBOUNDED_BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
 import type { CallWatchdog } from './call-watchdog';
 import { GlobalSpendLimitError } from './global-spend.gate';
-import { buildPrompt } from './prompt-builder';
+import { buildPrompt, type PromptStyle } from './prompt-builder';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import { ToolExecutor, ToolOutcome } from './tool-executor';
@@ -57,6 +57,8 @@ export interface SliceSessionDeps {
   draining: () => boolean;
   /** The Worker's code version, recorded with every action. */
   codeVersion: string;
+  /** `bounded` unless a bench asks for the prompt as it was before (docs/ARCHITECTURE.md, "Prompts that stay bounded"). */
+  promptStyle?: PromptStyle;
 }
 
 /** One tool step as it is recorded: what was called, how it went, what it cost. */
@@ -90,20 +92,24 @@ export class SliceSession {
   constructor(private readonly deps: SliceSessionDeps) {
     const { task, kind, context } = deps;
     this.tools = new Map(kind.tools.map((tool) => [tool.name, tool]));
+    const style = deps.promptStyle ?? 'bounded';
     this.toolSpecs = [
-      ...BUILTIN_TOOLS,
+      ...(style === 'bounded' ? BUILTIN_TOOLS : UNBOUNDED_BUILTIN_TOOLS),
       ...kind.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
         parameters: tool.parameters,
       })),
     ];
-    this.conversation = new SliceConversation(() => {
-      const criteria = task.exitCriteria
-        .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
-        .join('\n');
-      return buildPrompt(task, kind, context, criteria);
-    });
+    this.conversation = new SliceConversation(
+      () => {
+        const criteria = task.exitCriteria
+          .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
+          .join('\n');
+        return buildPrompt(task, kind, context, criteria, style);
+      },
+      { trim: style === 'bounded' },
+    );
     this.contextVersion = deps.contextVersion;
   }
 
@@ -217,7 +223,8 @@ export class SliceSession {
       const reply = await this.callModel(request);
       return { ...reply, costUsd: 0, reservedUsd: 0 };
     }
-    const grant = await this.deps.money.reserve(request, price);
+    // Every prompt token at the dearest input rate: a cache write costs more than plain input.
+    const grant = await this.deps.money.reserve(request, worstCasePrice(price));
     request.maxTokens = grant.maxTokens;
     let reply: Awaited<ReturnType<ModelProvider['generate']>>;
     try {
@@ -281,10 +288,24 @@ export class SliceSession {
     let text: string;
     try {
       const field =
-        call.name === 'request_human_input' ? 'question' : call.name === 'finish_task' ? 'summary' : 'text';
+        call.name === 'request_human_input'
+          ? 'question'
+          : call.name === 'finish_task'
+            ? 'summary'
+            : call.name === 'read_output'
+              ? 'key'
+              : 'text';
       text = stringArg(args, field);
     } catch (error) {
       return this.recordStep({ ...step, outcome: failure(error) });
+    }
+    if (call.name === 'read_output') {
+      // A read of the slice context's saved outputs, recorded like every other call.
+      const { outputs } = this.deps.context;
+      const outcome: ToolOutcome = outputs.has(text)
+        ? { key: null, ok: true, result: { key: text, output: outputs.get(text) } }
+        : failure(`no saved output under ${text}: read_output takes a completed step's key`);
+      return this.recordStep({ ...step, outcome });
     }
     const extra: StepDone['extra'] = {};
     if (call.name === 'record_finding') extra.finding = { text, attempt: this.deps.attempt, at: Date.now() };
@@ -343,7 +364,7 @@ export class SliceSession {
     if (extra.finding !== undefined) context.findings.push(JSON.parse(JSON.stringify(extra.finding)));
     if (call) {
       const payload = outcome.ok ? (outcome.result ?? { ok: true }) : { error: outcome.error };
-      this.conversation.toolResult(call, outcome.ok, payload);
+      this.conversation.toolResult(call, outcome.ok, payload, outcome.ok ? outcome.key : null);
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (recorded.consecutiveErrors >= config.maxConsecutiveErrors) {

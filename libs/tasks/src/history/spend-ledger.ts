@@ -5,6 +5,11 @@ import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
 import type { TaskStatus } from '../task-status';
 import { TaskScripts } from '../scripts/task-scripts';
 
+/** Rounded up to the micro-dollar the ledger keeps: a reservation never undershoots its call. */
+function microUsdUp(usd: number): string {
+  return ((Math.sign(usd) * Math.ceil(Math.abs(usd) * 1e6 - 1e-9)) / 1e6).toFixed(6);
+}
+
 /** The spend counter shared by every Worker, changed only atomically against its limit. */
 @Injectable()
 export class SpendLedger {
@@ -36,7 +41,7 @@ export class SpendLedger {
   ): Promise<{ grantedUsd: number } | { refused: true; remainingUsd: number }> {
     const [code, status, stored, granted, remaining] = await this.scripts.run<
       [number, string, number, string, string]
-    >('reserve-task-spend', [this.keys.task(taskId)], [attempt, worstUsd.toFixed(6), floorUsd.toFixed(6)]);
+    >('reserve-task-spend', [this.keys.task(taskId)], [attempt, microUsdUp(worstUsd), microUsdUp(floorUsd)]);
     if (code === ScriptCode.Applied) return { grantedUsd: Number(granted) };
     if (code === ScriptCode.NotAllowed) return { refused: true, remainingUsd: Number(remaining) };
     throw scriptRefusal(code, taskId, {

@@ -33,7 +33,8 @@ if budget <= 0 or worst < 0 then
   redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', worst)
   return {CODE.APPLIED, status, attempt, ARGV[2], '-1'}
 end
-local granted = math.min(worst, remaining)
+-- Rounded down to the micro-dollar, so a grant never passes what is left.
+local granted = math.min(worst, math.floor(remaining * 1e6) / 1e6)
 if granted < floor or granted <= 0 then
   return {CODE.NOT_ALLOWED, status, attempt, '0', string.format('%.6f', math.max(0, remaining))}
 end
