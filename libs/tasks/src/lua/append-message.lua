@@ -18,20 +18,20 @@
   ARGV[5] now (ms)
   ARGV[6..] outbox entries (JSON), one per external channel; none for the log alone
 
-  Returns {code, position}: MESSAGE.APPENDED · DUPLICATE (already appended: its position) ·
+  Returns {code, position}: MESSAGE_APPENDED · DUPLICATE (already appended: its position) ·
   NOT_FOUND · AFTER_FINAL (refused, the final message was already sent) · OTHER_FINAL (refused,
   another final message exists)
 ]]
 --- @include "codes"
 
 local existing = redis.call('HGET', KEYS[3], ARGV[2])
-if existing then return {MESSAGE.DUPLICATE, tonumber(existing)} end
+if existing then return {MESSAGE_DUPLICATE, tonumber(existing)} end
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'finalMessageId')
-if not stored[1] then return {MESSAGE.NOT_FOUND, -1} end
+if not stored[1] then return {MESSAGE_NOT_FOUND, -1} end
 if stored[2] then
-  if ARGV[4] == '1' then return {MESSAGE.OTHER_FINAL, -1} end
-  return {MESSAGE.AFTER_FINAL, -1}
+  if ARGV[4] == '1' then return {MESSAGE_OTHER_FINAL, -1} end
+  return {MESSAGE_AFTER_FINAL, -1}
 end
 
 local position = redis.call('RPUSH', KEYS[2], ARGV[3]) - 1
@@ -44,4 +44,4 @@ end
 for i = 6, #ARGV do
   redis.call('ZADD', KEYS[4], tonumber(ARGV[5]), ARGV[i])
 end
-return {MESSAGE.APPENDED, position}
+return {MESSAGE_APPENDED, position}

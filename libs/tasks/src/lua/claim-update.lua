@@ -30,7 +30,7 @@
   ARGV[8] event stream max length (approximate)
   ARGV[9..] outbox entries (JSON)
 
-  Returns {code, next due}: MESSAGE.APPENDED (claimed) · NOT_DUE (rescored) · NOT_FOUND ·
+  Returns {code, next due}: MESSAGE_APPENDED (claimed) · NOT_DUE (rescored) · NOT_FOUND ·
   FINISHED · SLOT_MOVED (the caller's slot is not the current one: nothing changed) · PARKED
   (paused or waiting, rescored)
 ]]
@@ -44,34 +44,34 @@ local stored = redis.call('HMGET', KEYS[1], 'status', 'createdAt', 'lastUserUpda
 local status = stored[1]
 if not status then
   redis.call('ZREM', KEYS[2], id)
-  return {MESSAGE.NOT_FOUND, 0}
+  return {MESSAGE_NOT_FOUND, 0}
 end
 if TERMINAL[status] or stored[4] then
   redis.call('ZREM', KEYS[2], id)
-  return {MESSAGE.FINISHED, 0}
+  return {MESSAGE_FINISHED, 0}
 end
 
 local now, interval, createdAt = tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(stored[2])
 local slot = math.floor((now - createdAt) / interval)
-if slot ~= tonumber(ARGV[4]) or ARGV[5] == '' then return {MESSAGE.SLOT_MOVED, 0} end
+if slot ~= tonumber(ARGV[4]) or ARGV[5] == '' then return {MESSAGE_SLOT_MOVED, 0} end
 local nextDue = createdAt + (slot + 1) * interval
 if slot < 1 then
   redis.call('ZADD', KEYS[2], createdAt + interval, id)
-  return {MESSAGE.NOT_DUE, createdAt + interval}
+  return {MESSAGE_NOT_DUE, createdAt + interval}
 end
 local last = tonumber(stored[3])
 if last and math.floor((last - createdAt) / interval) >= slot then
   redis.call('ZADD', KEYS[2], nextDue, id)
-  return {MESSAGE.NOT_DUE, nextDue}
+  return {MESSAGE_NOT_DUE, nextDue}
 end
 if PARKED[status] then
   redis.call('ZADD', KEYS[2], nextDue, id)
-  return {MESSAGE.PARKED, nextDue}
+  return {MESSAGE_PARKED, nextDue}
 end
 if last and now - last < interval / 2 then
   local deferred = last + math.ceil(interval / 2)
   redis.call('ZADD', KEYS[2], deferred, id)
-  return {MESSAGE.NOT_DUE, deferred}
+  return {MESSAGE_NOT_DUE, deferred}
 end
 
 if redis.call('HSETNX', KEYS[4], ARGV[5], -1) == 1 then
@@ -84,4 +84,4 @@ if redis.call('HSETNX', KEYS[4], ARGV[5], -1) == 1 then
 end
 redis.call('HSET', KEYS[1], 'lastUserUpdateAt', ARGV[2])
 redis.call('ZADD', KEYS[2], nextDue, id)
-return {MESSAGE.APPENDED, nextDue}
+return {MESSAGE_APPENDED, nextDue}

@@ -27,10 +27,10 @@
 
 local existingHash = redis.call('HGET', KEYS[1], 'requestHash')
 if existingHash then
-  if ARGV[3] ~= '' and existingHash == ARGV[3] then return {CODE.EXISTING, ARGV[1]} end
-  return {CODE.IDEMPOTENCY_CONFLICT, ARGV[1]}
+  if ARGV[3] ~= '' and existingHash == ARGV[3] then return {CODE_EXISTING, ARGV[1]} end
+  return {CODE_IDEMPOTENCY_CONFLICT, ARGV[1]}
 end
-if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE.IDEMPOTENCY_CONFLICT, ARGV[1]} end
+if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE_IDEMPOTENCY_CONFLICT, ARGV[1]} end
 
 local fields = cjson.decode(ARGV[2])
 local flat = {}
@@ -51,4 +51,4 @@ redis.call('ZADD', KEYS[7], tonumber(ARGV[7]), ARGV[1])
 
 emitEvent(KEYS[4], ARGV[8], 'task.created', ARGV[1], fields['tenantId'], fields['attempt'] or '1', ARGV[4],
   'queued', '', '{}')
-return {CODE.CREATED, ARGV[1]}
+return {CODE_CREATED, ARGV[1]}

@@ -22,12 +22,12 @@
   Returns {code, status, attempt}: APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (not running)
 ]]
 --- @include "fence"
---- @include "statuses"
+--- @include "working"
 --- @include "event"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id')
 local status, attempt = stored[1], tonumber(stored[2])
-local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
+local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0} end
 
 local updates = {'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2]}
@@ -45,4 +45,4 @@ end
 if ARGV[6] == '1' then
   emitEvent(KEYS[2], ARGV[5], 'task.progress', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[4])
 end
-return {CODE.APPLIED, status, attempt}
+return {CODE_APPLIED, status, attempt}

@@ -15,13 +15,13 @@
   before: its entry JSON) · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE; status and attempt as stored
 ]]
 --- @include "fence"
---- @include "statuses"
+--- @include "working"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
 local status, attempt = stored[1], tonumber(stored[2])
-local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
+local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, ''} end
 local existing = redis.call('HGET', KEYS[2], ARGV[2])
-if existing then return {CODE.EXISTING, status, attempt, existing} end
+if existing then return {CODE_EXISTING, status, attempt, existing} end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-return {CODE.APPLIED, status, attempt, ''}
+return {CODE_APPLIED, status, attempt, ''}

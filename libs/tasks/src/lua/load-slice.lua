@@ -26,18 +26,18 @@
   ARGV[3] contextVersion it reflects
   ARGV[4] contextWriter it reflects
 
-  Returns {record, CONTEXT.HELD} when the held context is current, else {record,
-  CONTEXT.INCLUDED, doneSteps, outputs, findings}; record is the hash as a flat field/value array
+  Returns {record, CONTEXT_HELD} when the held context is current, else {record,
+  CONTEXT_INCLUDED, doneSteps, outputs, findings}; record is the hash as a flat field/value array
   (empty: no such task).
 ]]
 --- @include "codes"
 
 local record = redis.call('HGETALL', KEYS[1])
-if #record == 0 then return {record, CONTEXT.HELD} end
+if #record == 0 then return {record, CONTEXT_HELD} end
 local held = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion', 'contextWriter')
 if held[1] == ARGV[1] and tostring(redis.call('LLEN', KEYS[2])) == ARGV[2]
     and (held[2] or '0') == ARGV[3] and (held[3] or '') == ARGV[4] then
-  return {record, CONTEXT.HELD}
+  return {record, CONTEXT_HELD}
 end
-return {record, CONTEXT.INCLUDED, redis.call('SMEMBERS', KEYS[3]), redis.call('HGETALL', KEYS[4]),
+return {record, CONTEXT_INCLUDED, redis.call('SMEMBERS', KEYS[3]), redis.call('HGETALL', KEYS[4]),
   redis.call('LRANGE', KEYS[5], 0, -1)}

@@ -20,7 +20,7 @@
 --- @include "fence"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
-local refusal = fenceRefusal(stored[1], stored[2], ARGV[1], {retrying = true})
+local refusal = fenceRefusal(stored[1], stored[2], ARGV[1], function(status) return status == 'retrying' end)
 if refusal then return {refusal} end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('SADD', KEYS[3], ARGV[2])
@@ -28,4 +28,4 @@ redis.call('HSET', KEYS[4], ARGV[2], ARGV[4])
 redis.call('HSET', KEYS[1], 'completedUnits', redis.call('SCARD', KEYS[3]))
 -- A worker holding this task's context from before must read it again.
 redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
-return {CODE.APPLIED}
+return {CODE_APPLIED}

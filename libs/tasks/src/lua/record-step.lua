@@ -37,12 +37,12 @@
   APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (task not running)
 ]]
 --- @include "fence"
---- @include "statuses"
+--- @include "working"
 --- @include "event"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight')
 local status, attempt = stored[1], tonumber(stored[2])
-local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
+local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
 
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
@@ -82,4 +82,4 @@ end
 if ARGV[11] ~= '' then
   emitEvent(KEYS[7], ARGV[12], 'task.message', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[11])
 end
-return {CODE.APPLIED, status, attempt, step, completed, errors, contextVersion}
+return {CODE_APPLIED, status, attempt, step, completed, errors, contextVersion}

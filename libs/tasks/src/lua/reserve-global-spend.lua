@@ -14,6 +14,6 @@
 local current = tonumber(redis.call('GET', KEYS[1]) or '0')
 local amount = tonumber(ARGV[1])
 if amount > 0 and ARGV[2] ~= '' and current + amount > tonumber(ARGV[2]) then
-  return {CODE.NOT_ALLOWED, tostring(current)}
+  return {CODE_NOT_ALLOWED, tostring(current)}
 end
-return {CODE.APPLIED, redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])}
+return {CODE_APPLIED, redis.call('INCRBYFLOAT', KEYS[1], ARGV[1])}

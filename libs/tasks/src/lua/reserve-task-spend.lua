@@ -17,11 +17,11 @@
   STALE_ATTEMPT · NOT_ACTIVE
 ]]
 --- @include "fence"
---- @include "statuses"
+--- @include "working"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'budgetUsd', 'spentUsd', 'reservedUsd')
 local status, attempt = stored[1], tonumber(stored[2])
-local refusal = fenceRefusal(status, attempt, ARGV[1], WORKING)
+local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, '0', '0'} end
 
 local budget = tonumber(stored[3] or '0') or 0
@@ -31,13 +31,13 @@ local worst, floor = tonumber(ARGV[2]), tonumber(ARGV[3])
 -- A budget of 0 means no per-task limit; a release always goes through.
 if budget <= 0 or worst < 0 then
   redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', worst)
-  return {CODE.APPLIED, status, attempt, ARGV[2], '-1'}
+  return {CODE_APPLIED, status, attempt, ARGV[2], '-1'}
 end
 -- Rounded down to the micro-dollar, so a grant never passes what is left.
 local granted = math.min(worst, math.floor(remaining * 1e6) / 1e6)
 if granted < floor or granted <= 0 then
-  return {CODE.NOT_ALLOWED, status, attempt, '0', string.format('%.6f', math.max(0, remaining))}
+  return {CODE_NOT_ALLOWED, status, attempt, '0', string.format('%.6f', math.max(0, remaining))}
 end
 local grant = string.format('%.6f', granted)
 redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', grant)
-return {CODE.APPLIED, status, attempt, grant, string.format('%.6f', remaining - granted)}
+return {CODE_APPLIED, status, attempt, grant, string.format('%.6f', remaining - granted)}

@@ -15,7 +15,7 @@
 --- @include "fence"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt')
-local refusal = fenceRefusal(stored[1], stored[2], ARGV[3], {[ARGV[2]] = true})
+local refusal = fenceRefusal(stored[1], stored[2], ARGV[3], function(status) return status == ARGV[2] end)
 if refusal then return {refusal} end
 redis.call('ZADD', KEYS[2], tonumber(ARGV[4]), ARGV[1])
-return {CODE.APPLIED}
+return {CODE_APPLIED}

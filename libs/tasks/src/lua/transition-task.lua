@@ -61,7 +61,7 @@ local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human'
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory', 'activeMs',
   'activeSince', 'spentUsd', 'attemptSpentFrom', 'provider', 'createdAt', 'startedAt', 'workerId')
 local from, attempt = stored[1], tonumber(stored[2])
-if not from then return {CODE.NOT_FOUND, '', 0} end
+if not from then return {CODE_NOT_FOUND, '', 0} end
 local to = ARGV[2]
 
 -- Operator actions (stop, pause, resume, input) act for no attempt and are never fenced.
@@ -74,15 +74,15 @@ if ARGV[4] ~= '' then
   for status in string.gmatch(ARGV[4], '[^,]+') do
     if status == from then required = true end
   end
-  if not required then return {CODE.STATUS_MISMATCH, from, attempt} end
+  if not required then return {CODE_STATUS_MISMATCH, from, attempt} end
 end
-if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE.NOT_ALLOWED, from, attempt} end
+if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE_NOT_ALLOWED, from, attempt} end
 
 local now = ARGV[5]
 local nowMs = tonumber(now)
 local id = ARGV[1]
 local updates = {'status', to, 'updatedAt', now, 'statusReason', ''}
-if not WORKING[to] then
+if not isWorking(to) then
   updates[#updates + 1] = 'inFlight'
   updates[#updates + 1] = ''
   redis.call('ZREM', KEYS[17], id)
@@ -176,4 +176,4 @@ end
 local data = ARGV[10]
 if data == '' then data = '{}' end
 emitEvent(KEYS[2], ARGV[11], eventType, id, stored[3], attempt, now, to, from, data)
-return {CODE.APPLIED, to, attempt}
+return {CODE_APPLIED, to, attempt}

@@ -1,31 +1,30 @@
 --[[
-  Return codes of every script, mirrored by ScriptCode in script-codes.ts (a unit test compares
+  Return codes of every script, mirrored by the enums of script-codes.ts (a unit test compares
   the two). A script answers a code first, so TypeScript maps a refusal to one typed error.
+  Plain locals, not tables: a table would be built again on every call of every script, and a
+  tool step's script runs thousands of times a second.
 ]]
-local CODE = {
-  APPLIED = 0,
-  CREATED = 1,
-  EXISTING = 2,
-  NOT_FOUND = -1,
-  NOT_ALLOWED = -2,
-  STALE_ATTEMPT = -3,
-  STATUS_MISMATCH = -4,
-  IDEMPOTENCY_CONFLICT = -5,
-  NOT_ACTIVE = -6,
-}
+local CODE_APPLIED = 0
+local CODE_CREATED = 1
+local CODE_EXISTING = 2
+local CODE_NOT_FOUND = -1
+local CODE_NOT_ALLOWED = -2
+local CODE_STALE_ATTEMPT = -3
+local CODE_STATUS_MISMATCH = -4
+local CODE_IDEMPOTENCY_CONFLICT = -5
+local CODE_NOT_ACTIVE = -6
 
 -- The user-message scripts (append-message, claim-update) answer outcomes of their own.
-local MESSAGE = {
-  NOT_DUE = 0,
-  APPENDED = 1,
-  DUPLICATE = 2,
-  NOT_FOUND = -1,
-  FINISHED = -7,
-  SLOT_MOVED = -8,
-  PARKED = -9,
-  AFTER_FINAL = -10,
-  OTHER_FINAL = -11,
-}
+local MESSAGE_NOT_DUE = 0
+local MESSAGE_APPENDED = 1
+local MESSAGE_DUPLICATE = 2
+local MESSAGE_NOT_FOUND = -1
+local MESSAGE_FINISHED = -7
+local MESSAGE_SLOT_MOVED = -8
+local MESSAGE_PARKED = -9
+local MESSAGE_AFTER_FINAL = -10
+local MESSAGE_OTHER_FINAL = -11
 
 -- load-slice answers whether the caller's held context is current or the context is included.
-local CONTEXT = {HELD = 0, INCLUDED = 1}
+local CONTEXT_HELD = 0
+local CONTEXT_INCLUDED = 1

@@ -7,13 +7,13 @@
   equality shuts it out whichever way its attempt differs (no writer may act for an attempt
   that has not started yet, so "older" and "different" are one rule).
 
-  fenceRefusal(stored status, stored attempt, writer attempt, required states or nil)
+  fenceRefusal(stored status, stored attempt, writer attempt, allowed(status) or nil)
   answers nil when the write may proceed, else the code to return: NOT_FOUND without a record,
-  STALE_ATTEMPT for another attempt, NOT_ACTIVE when the task is not in a required state.
+  STALE_ATTEMPT for another attempt, NOT_ACTIVE when `allowed` says no to the stored status.
 ]]
-local function fenceRefusal(status, storedAttempt, writerAttempt, required)
-  if not status then return CODE.NOT_FOUND end
-  if tonumber(writerAttempt) ~= tonumber(storedAttempt) then return CODE.STALE_ATTEMPT end
-  if required and not required[status] then return CODE.NOT_ACTIVE end
+local function fenceRefusal(status, storedAttempt, writerAttempt, allowed)
+  if not status then return CODE_NOT_FOUND end
+  if tonumber(writerAttempt) ~= tonumber(storedAttempt) then return CODE_STALE_ATTEMPT end
+  if allowed and not allowed(status) then return CODE_NOT_ACTIVE end
   return nil
 end
