@@ -41,6 +41,8 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
   await options.configure?.(app, config);
   const port = options.port(config);
   await app.listen(port, '0.0.0.0');
+  // Before the ready line: whoever waits for it may send SIGTERM at once, and must get a clean exit.
+  exitCleanlyOnSignals(app, options.name, config.drainTimeoutMs);
   const address = app.getHttpServer().address() as { port: number } | null;
   app
     .get(PinoNestLogger)
@@ -59,7 +61,6 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
         'Bootstrap',
       );
   }
-  exitCleanlyOnSignals(app, options.name, config.drainTimeoutMs);
   return app;
 }
 
