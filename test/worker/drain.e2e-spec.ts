@@ -42,10 +42,23 @@ describe('SIGTERM drains a Worker', () => {
 
   it('finishes the step in flight, hands the task on, exits 0: no retry, no recovery notice, each step once, both versions recorded', async () => {
     const old = await stack.start('worker');
-    const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 60, stepMs: 40 } });
+    // Slow enough (6 s of steps) that the task is still running once the second Worker is up.
+    const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 60, stepMs: 100 } });
     const id = created.body.id as string;
-    await stack.waitForTask(id, (task) => (task.completedUnits ?? 0) >= 15, 20_000, '15 steps');
+    await stack.waitForTask(
+      id,
+      (task) => (task.completedUnits ?? 0) >= 3,
+      20_000,
+      '3 steps on the old build',
+    );
     await stack.start('worker', {}, next.dir);
+    const before = await stack.waitForTask(
+      id,
+      (task) => (task.completedUnits ?? 0) >= 15,
+      20_000,
+      '15 steps',
+    );
+    expect(before.status).not.toBe('completed');
 
     const signalled = Date.now();
     old.signal('SIGTERM');

@@ -1,5 +1,5 @@
 import { Processor, WorkerHost } from '@nestjs/bullmq';
-import { BeforeApplicationShutdown, Inject, Logger, Type } from '@nestjs/common';
+import { Inject, Logger, OnModuleDestroy, Type } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { SliceContextCache, SliceOutcome, SliceRunner } from '@vigil/agent';
 import { METRICS_REGISTRY } from '@vigil/platform';
@@ -12,7 +12,7 @@ import { Counter, Registry } from 'prom-client';
  */
 export function turnProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
   @Processor(queueName, { concurrency, maxStalledCount: 0, lockDuration: 60_000 })
-  class TurnProcessor extends WorkerHost implements BeforeApplicationShutdown {
+  class TurnProcessor extends WorkerHost implements OnModuleDestroy {
     private readonly logger = new Logger(`TurnProcessor:${queueName}`);
 
     private readonly slices: Counter<'outcome'>;
@@ -50,8 +50,8 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
       }
     }
 
-    /** A deploy: take no new slice (the running ones drain, see ActiveSlices). */
-    async beforeApplicationShutdown(): Promise<void> {
+    /** A deploy, first shutdown phase: take no new slice (the running ones drain, see ActiveSlices). */
+    async onModuleDestroy(): Promise<void> {
       await this.worker.pause(true);
     }
 

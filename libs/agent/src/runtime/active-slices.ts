@@ -1,4 +1,11 @@
-import { Inject, Injectable, Logger, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  OnApplicationShutdown,
+  OnModuleDestroy,
+  OnModuleInit,
+} from '@nestjs/common';
 import { BeforeApplicationShutdown } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { ControlSignals, InFlightCall } from '@vigil/tasks';
@@ -36,7 +43,9 @@ interface ActiveSlice {
  * DRAIN_TIMEOUT_MS what is left is aborted and handed on all the same.
  */
 @Injectable()
-export class ActiveSlices implements OnModuleInit, BeforeApplicationShutdown, OnApplicationShutdown {
+export class ActiveSlices
+  implements OnModuleInit, OnModuleDestroy, BeforeApplicationShutdown, OnApplicationShutdown
+{
   private readonly logger = new Logger(ActiveSlices.name);
   private readonly slices = new Map<string, ActiveSlice[]>();
   private unsubscribe?: () => Promise<void>;
@@ -77,9 +86,14 @@ export class ActiveSlices implements OnModuleInit, BeforeApplicationShutdown, On
     return this.drainingSince !== undefined;
   }
 
+  /** The first shutdown phase: from now on no slice starts and running ones end after their step. */
+  onModuleDestroy(): void {
+    this.drainingSince ??= Date.now();
+  }
+
   /** Waits for running slices to hand on, at most DRAIN_TIMEOUT_MS, then aborts the rest. */
   async beforeApplicationShutdown(): Promise<void> {
-    this.drainingSince = Date.now();
+    this.drainingSince ??= Date.now();
     const running = this.count();
     if (running > 0) this.logger.log(`draining ${running} slices (at most ${this.config.drainTimeoutMs} ms)`);
     if (!(await this.whenIdle(this.config.drainTimeoutMs))) {
