@@ -22,6 +22,8 @@ export interface ApiKey {
 /** The one validated configuration object; every app reads its slice of it. */
 export interface VigilConfig {
   redisUrl: string;
+  /** A Redis Cluster's seed nodes (REDIS_CLUSTER_NODES); when set they replace REDIS_URL. */
+  redisClusterNodes: { host: string; port: number }[];
   redlockUrls: string[];
   keyPrefix: string;
   shards: number;
@@ -89,6 +91,18 @@ export interface VigilConfig {
   maxSseStreamsPerKey: number;
   /** Bearer token that `/metrics` requires on every app when set. */
   metricsToken: string | undefined;
+  /** Path of the operator's tool catalog (VIGIL_TOOLS), JSON in the MCP clients' convention. */
+  toolsCatalogPath: string | undefined;
+  /** HTTP tools and `http_json` checks may reach private and loopback addresses. */
+  toolsAllowPrivate: boolean;
+  /** Module paths of code kinds loaded at boot (VIGIL_KINDS). */
+  kindModules: string[];
+  /** Children of one parent that run at once; the rest queue. */
+  maxParallelChildren: number;
+  /** The cheap model that routes conversation messages (a model id of either provider). */
+  routerModel: string | undefined;
+  /** Absolute base of links sent to users (human answer pages). */
+  publicBaseUrl: string;
   logLevel: string;
   /** `json` (default, for machines) or `pretty` (for people: start:all uses it). */
   logFormat: 'json' | 'pretty';
@@ -112,6 +126,14 @@ function parseApiKeys(value: string): ApiKey[] {
     }
     return { tenantId, key };
   });
+}
+
+function parseHostPort(node: string): { host: string; port: number } {
+  const match = /^([A-Za-z0-9_.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(node);
+  const port = match ? Number(match[2]) : 0;
+  if (!match || port < 1 || port > 65535)
+    throw new ConfigError(`REDIS_CLUSTER_NODES must be a comma-separated list of host:port, got "${node}"`);
+  return { host: match[1].replace(/^\[|\]$/g, ''), port };
 }
 
 function parseRetryPolicy(models: string[]): ModelName[] {
@@ -154,6 +176,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
   const webhookSecretRaw = readOptional(env, 'WEBHOOK_SECRET');
   return {
     redisUrl: readUrl(env, 'REDIS_URL', 'redis://127.0.0.1:6379', ['redis:', 'rediss:'])!,
+    redisClusterNodes: readList(env, 'REDIS_CLUSTER_NODES', []).map((node) => parseHostPort(node)),
     redlockUrls: readList(env, 'REDLOCK_URLS', []).map((url, i) =>
       readUrl({ [`REDLOCK_URLS[${i}]`]: url }, `REDLOCK_URLS[${i}]`, undefined, ['redis:', 'rediss:'])!,
     ),
@@ -215,6 +238,15 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     maxActiveTasksPerTenant: readOptionalInt(env, 'MAX_ACTIVE_TASKS_PER_TENANT', 1, 10_000_000),
     maxSseStreamsPerKey: readInt(env, 'MAX_SSE_STREAMS_PER_KEY', 10, 1, 100_000),
     metricsToken: readOptional(env, 'METRICS_TOKEN'),
+    toolsCatalogPath: readOptional(env, 'VIGIL_TOOLS'),
+    toolsAllowPrivate: readBool(env, 'TOOLS_ALLOW_PRIVATE', false),
+    kindModules: readList(env, 'VIGIL_KINDS', []),
+    maxParallelChildren: readInt(env, 'MAX_PARALLEL_CHILDREN', 3, 1, 1000),
+    routerModel: readOptional(env, 'ROUTER_MODEL'),
+    publicBaseUrl: (
+      readUrl(env, 'PUBLIC_BASE_URL', undefined, ['http:', 'https:']) ??
+      `http://localhost:${readInt(env, 'PORT', 3000, 0, 65535)}`
+    ).replace(/\/+$/, ''),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
   };

@@ -1,0 +1,102 @@
+/**
+ * The contract between the tools from outside (MCP servers and HTTP endpoints named in the
+ * operator's catalog, VIGIL_TOOLS) and the rest of Vigil: the mission kind offers them to the
+ * model, the runtime calls them, the Watcher runs `tool_result` checks through them.
+ * See docs/ARCHITECTURE.md, "Tools from outside".
+ */
+
+/** JSON Schema of a tool's arguments, as the catalog or the MCP server gives it. */
+export type ToolInputSchema = Record<string, unknown>;
+
+/** One tool of the catalog, ready to call. */
+export interface ExternalTool {
+  /** As a mission's `tools` names it: `files.write_file` (MCP) or `create_ticket` (HTTP). */
+  catalogName: string;
+  /** As models see it: `files__write_file`, `create_ticket` (`[A-Za-z0-9_-]{1,64}`). */
+  modelName: string;
+  /** The MCP server's name, or null for an HTTP tool. */
+  server: string | null;
+  description: string;
+  inputSchema: ToolInputSchema;
+  /** A read never changes anything (`readOnlyHint`, or an HTTP tool without `write: true`). */
+  effect: 'read' | 'write';
+  /** The server promises a repeat has no further effect (`idempotentHint`): replay may repeat it. */
+  idempotent: boolean;
+  /** Whether the catalog gives a lookup to find a write's result after an unknown outcome. */
+  hasLookup: boolean;
+  /** This tool's call deadline when the catalog sets one (else TOOL_CALL_TIMEOUT_MS). */
+  timeoutMs?: number;
+  /**
+   * The logical step a call performs: a stable key of (tool, canonical arguments), or of the
+   * catalog's `keyArguments` only. Same arguments, same key, whatever their order.
+   */
+  stepKey(args: Record<string, unknown>): string;
+  /** Makes the call. Throws ToolCallError for a failed call (transport, isError, HTTP status, schema). */
+  call(args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutput>;
+  /**
+   * For a write with a lookup: what the external system holds for this write's idempotency key —
+   * the write's result when it happened, null when it did not. Throws when the lookup itself fails.
+   */
+  lookup?(args: Record<string, unknown>, options: ToolCallOptions): Promise<unknown>;
+}
+
+export interface ToolCallOptions {
+  /** Aborts the call: a stop, a deadline, a drain past its bound. */
+  signal: AbortSignal;
+  /** Sent with writes (HTTP header `idempotencyHeader`; MCP `_meta` and any `keyArguments` the catalog names). */
+  idempotencyKey?: string;
+  /** The server reported progress (MCP `notifications/progress`): counts as a heartbeat. */
+  onProgress?: () => void;
+}
+
+export interface ToolCallOutput {
+  /** What the model is shown: text, bounded in size (large outputs saved and referenced). */
+  text: string;
+  /** The raw result: MCP `CallToolResult`, or the HTTP response's JSON body. `tool_result` points into it. */
+  raw: unknown;
+}
+
+/** A call that failed; the message goes back to the model as a tool error, never a secret in it. */
+export class ToolCallError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ToolCallError';
+  }
+}
+
+/** A tool name a tenant asked for that the catalog does not have, or the tenant may not use. */
+export class ToolNotAllowedError extends Error {
+  constructor(
+    readonly tool: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ToolNotAllowedError';
+  }
+}
+
+/** What the catalog says a conversation's missions start with (tenants.<id>.conversationDefaults). */
+export interface ConversationDefaults {
+  tools: string[];
+  exitCriteria?: { check: string; expected?: unknown; args?: Record<string, unknown> }[];
+  budgetUsd?: number;
+  evidence?: 'findings_only';
+  agent?: Record<string, unknown>;
+}
+
+/** The tools from outside, as every app sees them (Nest token TOOL_GATEWAY). */
+export interface ToolGateway {
+  /**
+   * Checks a mission's `tools` list against the catalog and the tenant's allow list; throws
+   * ToolNotAllowedError naming the first unknown or forbidden entry. Names a server's tool
+   * (`files.write_file`) are checked against the server's tools/list when it can be listed.
+   */
+  validate(tenantId: string, names: string[], signal?: AbortSignal): Promise<void>;
+  /** The tools a mission's `tools` list names, allow list checked again (call time). */
+  toolsFor(tenantId: string, names: string[], signal?: AbortSignal): Promise<ExternalTool[]>;
+  conversationDefaults(tenantId: string): ConversationDefaults | undefined;
+  /** Stops the stdio servers this process spawned. */
+  close(): Promise<void>;
+}
+
+export const TOOL_GATEWAY = Symbol('TOOL_GATEWAY');
