@@ -18,6 +18,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   latency: async () => (await import('./latency.bench')).runLatencyBench,
   notifier: async () => (await import('./notifier.bench')).runNotifierBench,
   prompts: async () => (await import('./prompts.bench')).runPromptsBench,
+  cluster: async () => (await import('./cluster.bench')).runClusterBench,
+  'mcp-overhead': async () => (await import('./mcp-overhead.bench')).runMcpOverheadBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -2,6 +2,9 @@
 // sandbox while workers, watchers and notifiers are SIGKILLed or frozen at random, workers are
 // sent SIGTERM (a deploy: they must drain), and Redis is restarted mid-run; then checks every
 // invariant and exits non-zero if one fails.
+// `-- --cluster [--shards 6]`: the same on a local Redis Cluster (3 masters, 3 replicas), where the
+// Redis fault is a master SIGKILLed mid-run and its replica promoted (the old master then rejoins
+// as a replica). VIGIL_DIST_DIR runs another build than dist/.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -9,6 +12,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkInvariants } from './chaos/invariants.mjs';
 import { ChaosRedis } from './chaos/redis-server.mjs';
+import { ChaosCluster } from './chaos-cluster.mjs';
 import { Child, freePort } from './demo/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
@@ -19,19 +23,22 @@ const arg = (name, fallback) => {
 const TASKS = arg('tasks', 20);
 const KILLS = arg('kills', 60);
 const SECONDS = arg('seconds', 180);
+const CLUSTER = process.argv.includes('--cluster');
+const SHARDS = arg('shards', CLUSTER ? 6 : 1);
+const dist = process.env.VIGIL_DIST_DIR ?? 'dist';
 let seed = arg('seed', 1);
 const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
 const log = (text) =>
   console.log(`[chaos ${((Date.now() - startedAt) / 1000).toFixed(1).padStart(5)}s] ${text}`);
 const startedAt = Date.now();
 
-if (!existsSync(join(root, 'dist/apps/worker/src/main.js'))) {
+if (!existsSync(join(root, dist, 'apps/worker/src/main.js'))) {
   if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 }
 const require = createRequire(import.meta.url);
-const { Redis } = require('ioredis');
-const { RedisKeys } = require(join(root, 'dist/libs/redis/src/redis-keys.js'));
-const { campaignBuildDemoInput } = require(join(root, 'dist/libs/kinds/src/campaign-build/demo-input.js'));
+const { RedisKeys } = require(join(root, dist, 'libs/redis/src/redis-keys.js'));
+const { createRedis } = require(join(root, dist, 'libs/redis/src/redis-connection.js'));
+const { campaignBuildDemoInput } = require(join(root, dist, 'libs/kinds/src/campaign-build/demo-input.js'));
 
 const ports = await Promise.all(Array.from({ length: 3 }, freePort));
 const [redisPort, sandboxPort, apiPort] = ports;
@@ -39,13 +46,16 @@ if (!ChaosRedis.available()) {
   console.error('chaos needs redis-server installed (it runs its own, persistent, and restarts it mid-run)');
   process.exit(1);
 }
-const redisServer = new ChaosRedis(redisPort);
-await redisServer.start();
+const cluster = CLUSTER ? new ChaosCluster(root) : undefined;
+const redisServer = CLUSTER ? undefined : new ChaosRedis(redisPort);
+await (cluster ?? redisServer).start();
 const prefix = 'vigil-chaos';
 const INTERVAL = 2000;
 const env = {
   ...process.env,
   REDIS_URL: `redis://127.0.0.1:${redisPort}`,
+  ...(cluster ? cluster.env() : {}),
+  SHARDS: String(SHARDS),
   KEY_PREFIX: prefix,
   HEARTBEAT_INTERVAL_MS: '300',
   STALE_AFTER_MS: '3000',
@@ -59,7 +69,7 @@ const env = {
   LOG_LEVEL: 'warn',
 };
 
-const sandbox = new Child('meta-sandbox', root, 'dist/libs/meta-sandbox/src/main.js', {
+const sandbox = new Child('meta-sandbox', root, `${dist}/libs/meta-sandbox/src/main.js`, {
   ...env,
   LOG_LEVEL: 'info',
   META_SANDBOX_PORT: String(sandboxPort),
@@ -94,7 +104,7 @@ for (const [app, count] of roles) {
           watcher: 'WATCHER_PORT',
           notifier: 'NOTIFIER_PORT',
         }[app];
-        slot.child = new Child(app, root, `dist/apps/${app}/src/main.js`, {
+        slot.child = new Child(app, root, `${dist}/apps/${app}/src/main.js`, {
           ...env,
           LOG_LEVEL: 'info',
           [portVar]: String(slot.port),
@@ -108,7 +118,12 @@ for (const [app, count] of roles) {
 }
 while (slots.some((slot) => !slot.child || !/ready/.test(slot.child.output)))
   await new Promise((r) => setTimeout(r, 100));
-log(`up: ${slots.length} app processes, sandbox, private persistent Redis on :${redisPort}`);
+log(
+  `up: ${slots.length} app processes, sandbox, ` +
+    (cluster
+      ? `a private Redis Cluster (${cluster.nodesEnv}), ${SHARDS} shards`
+      : `private persistent Redis on :${redisPort}`),
+);
 
 const api = async (method, path, body) => {
   const response = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
@@ -131,10 +146,16 @@ for (let i = 0; i < TASKS; i++) {
 }
 log(`${TASKS} campaign builds submitted (${TASKS * 134} steps)`);
 
-const redis = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
-// Refused connections while Redis restarts are expected; commands wait and retry.
+const redis = createRedis(
+  {
+    redisUrl: env.REDIS_URL,
+    redisClusterNodes: cluster ? cluster.nodes : [],
+  },
+  'vigil-chaos',
+);
+// Refused connections while Redis restarts (or a master fails over) are expected; commands wait and retry.
 redis.on('error', () => undefined);
-const keys = new RedisKeys(prefix, 1);
+const keys = new RedisKeys(prefix, SHARDS);
 const terminal = async () => {
   const statuses = await Promise.all(taskIds.map((id) => redis.hget(keys.task(id), 'status')));
   return statuses.filter((s) => ['completed', 'failed', 'cancelled'].includes(s)).length;
@@ -146,12 +167,24 @@ let drains = 0;
 /** Worker pid → when it was sent SIGTERM (a deploy: it must drain, not fail its tasks). */
 const drained = new Map();
 let redisRestarted = false;
+/** Cluster mode: the master killed, the replica promoted, how long until cluster_state:ok. */
+let masterFailover;
+let rejoined;
 // Fast enough to land every requested blow while builds are still running.
 const every = Math.min(1000, Math.max(150, 15_000 / Math.max(1, KILLS)));
 while (Date.now() - startedAt < SECONDS * 1000) {
   const done = await terminal().catch(() => 0);
   if (done === TASKS && kills >= Math.min(KILLS, 1)) break;
-  if (!redisRestarted && (kills >= KILLS / 2 || done >= TASKS / 2)) {
+  if (cluster && !masterFailover && (kills >= KILLS / 2 || done >= TASKS / 2)) {
+    log('SIGKILL of a Redis Cluster master mid-run');
+    masterFailover = await cluster.killMaster();
+    log(
+      `replica :${masterFailover.promoted} promoted after ${masterFailover.failoverMs} ms; the old master rejoins`,
+    );
+    rejoined = cluster
+      .restart(masterFailover.killed)
+      .catch((error) => log(`the old master did not rejoin: ${String(error)}`));
+  } else if (!cluster && !redisRestarted && (kills >= KILLS / 2 || done >= TASKS / 2)) {
     redisRestarted = true;
     log('restarting Redis (SIGKILL, 1 s down, reload from the append-only file)');
     await redisServer.restart(1000);
@@ -179,8 +212,11 @@ while (Date.now() - startedAt < SECONDS * 1000) {
   }
   await new Promise((resolve) => setTimeout(resolve, every));
 }
+const redisFault = cluster
+  ? `master failed over: ${Boolean(masterFailover)}`
+  : `Redis restarted: ${redisRestarted}`;
 log(
-  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, ${drains} SIGTERMs (drains), Redis restarted: ${redisRestarted}; waiting for tasks to settle`,
+  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, ${drains} SIGTERMs (drains), ${redisFault}; waiting for tasks to settle`,
 );
 const settleUntil = Date.now() + 90_000;
 while ((await terminal()) < TASKS && Date.now() < settleUntil) await new Promise((r) => setTimeout(r, 500));
@@ -201,14 +237,15 @@ await Promise.all(slots.map((slot) => slot.child?.stop()));
 await Promise.all(slots.map((slot) => slot.loop));
 await sandbox.stop();
 await redis.quit();
-await redisServer.stop();
+await rejoined;
+await (cluster ?? redisServer).stop();
 
 const report = {
   tasks: TASKS,
   kills,
   freezes,
   drains,
-  redisRestarted,
+  ...(cluster ? { shards: SHARDS, masterFailover: masterFailover ?? null } : { redisRestarted }),
   outcomes,
   invariants: result,
   seconds: Math.round((Date.now() - startedAt) / 1000),
@@ -221,6 +258,7 @@ console.table(
   ),
 );
 const broken = targets.filter(([, value]) => value !== 0);
+if (cluster && !masterFailover) broken.push(['masterFailoverNotExercised', 1]);
 if (broken.length > 0) {
   console.error(`chaos: invariants broken: ${broken.map(([name]) => name).join(', ')}`);
   process.exit(1);

@@ -1,6 +1,7 @@
 // `npm run demo`: an 134-step Meta campaign build that survives a worker crash and a false "done".
 // Flags: --ci (assert and exit non-zero on any broken promise), --keep (leave it running),
-// --model opus|gemini (real models when their API keys are set).
+// --model opus|gemini (real models when their API keys are set), --mission (the mission demo of
+// scripts/demo-mission.mjs instead: your own tools from MCP servers and an HTTP endpoint).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,6 +10,11 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
 import { bold, cyan, dim, green, line, progress, red, table, yellow } from './demo/render.mjs';
+
+if (process.argv.includes('--mission')) {
+  await import('./demo-mission.mjs');
+  process.exit();
+}
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);

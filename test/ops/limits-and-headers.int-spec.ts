@@ -247,6 +247,20 @@ describe('operating the API: limits, security headers, metrics', () => {
       }
     });
 
+    it('lets a human answer page post its form and use its inline style, and run no script', async () => {
+      const page = await fetch(`${bases[0]}/h/tsk_unknown.not-a-secret`);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const csp = page.headers.get('content-security-policy') ?? '';
+      expect(csp).toContain("form-action 'self'");
+      expect(csp).toContain("style-src 'unsafe-inline'");
+      expect(csp).toContain("default-src 'none'");
+      expect(csp).toContain("frame-ancestors 'none'");
+      expect(csp).not.toContain('script-src');
+      // The API keeps its own: a form may post nowhere.
+      const api = await fetch(`${bases[0]}/v1/tasks`);
+      expect(api.headers.get('content-security-policy')).toContain("form-action 'none'");
+    });
+
     it('describes the 429s in OpenAPI', async () => {
       const docs = (await (await fetch(`${bases[0]}/docs-json`)).json()) as {
         paths: Record<string, Record<string, { responses: Record<string, { description: string }> }>>;

@@ -1,35 +1,27 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
 import type { VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
+import { basicAuth } from './admin-auth';
+import { AdminDashboardModule } from './dashboard/admin-dashboard.module';
 
-const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
-
-function basicAuth(password: string) {
-  const expected = digest(`admin:${password}`);
-  return (req: Request, res: Response, next: NextFunction): void => {
-    const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-    const presented = match ? Buffer.from(match[1], 'base64').toString() : '';
-    if (timingSafeEqual(digest(presented), expected)) return next();
-    res.setHeader('WWW-Authenticate', 'Basic realm="vigil admin"');
-    res.status(401).json({ statusCode: 401, error: 'Unauthorized', message: 'admin credentials required' });
-  };
-}
-
-/** Bull Board at /admin/queues, behind basic auth (user `admin`, password ADMIN_PASSWORD). */
+/**
+ * The operators' pages, behind basic auth (user `admin`, password ADMIN_PASSWORD): Bull Board at
+ * /admin/queues and the task dashboard at /admin/tasks. Without ADMIN_PASSWORD neither exists (404).
+ */
 @Module({})
 export class AdminModule {
-  static forRoot(config: VigilConfig): DynamicModule {
+  /** `control`: the app's ControlModule, whose use cases the dashboard's buttons call. */
+  static forRoot(config: VigilConfig, control: DynamicModule): DynamicModule {
     if (!config.adminPassword) return { module: AdminModule };
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {
       module: AdminModule,
       imports: [
+        AdminDashboardModule.forRoot(config.adminPassword, control),
         BullBoardModule.forRoot({
           route: '/admin/queues',
           adapter: ExpressAdapter,

@@ -183,7 +183,7 @@ describe('API over HTTP', () => {
     [
       'an unknown kind',
       { kind: 'teleport', input: {} },
-      /^unknown task kind "teleport"; the kinds are noop, campaign_build$/,
+      /^unknown task kind "teleport"; the kinds are noop, campaign_build, mission$/,
     ],
     ['a missing input', { kind: 'noop' }, /input must be an object/],
     ['an oversized title', noop(3, { title: 'x'.repeat(201) }), /title must be shorter than or equal to 200/],
@@ -274,7 +274,7 @@ describe('API over HTTP', () => {
       text: `how is ${mission.body.taskId} doing?`,
     });
     expect(tools.body).toMatchObject({ route: 'tools', taskId: mission.body.taskId });
-    expect(tools.body.reply).toMatch(/is queued: 0 of 4 steps are complete/);
+    expect(tools.body.reply).toMatch(/is queued: 0 of 4 steps done/);
     const simple = await acme.post('/v1/conversations/conv-1/messages', { text: 'hello' });
     expect(simple.body).toMatchObject({ route: 'simple', reply: expect.any(String) });
     expect(

@@ -3,6 +3,8 @@ import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { ControlModule } from '@vigil/control';
+import { ConversationsModule } from '@vigil/conversations';
+import { HumanAnswerController } from './human-answer.controller';
 import { LiveEventsModule } from '@vigil/notify';
 import { PlatformModule } from '@vigil/platform';
 import { REDIS } from '@vigil/redis';
@@ -13,6 +15,7 @@ import { RedisThrottlerStorage } from './limits/redis-throttler.storage';
 import { SseSlots } from './limits/sse-slots';
 import { TaskEventsController } from './task-events.controller';
 import { TasksController } from './tasks.controller';
+import { ToolsModule } from '@vigil/tools';
 
 /** The rate limit's window: RATE_LIMIT_PER_MINUTE requests per key and route in each. */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
@@ -20,12 +23,16 @@ export const RATE_LIMIT_WINDOW_MS = 60_000;
 @Module({})
 export class ApiModule {
   static forRoot(config: VigilConfig): DynamicModule {
+    // One instance shared with the admin pages, whose dashboard buttons call the same use cases.
+    const control = ControlModule.forRoot(config);
     return {
       module: ApiModule,
       imports: [
         PlatformModule.forRoot(config, 'api'),
-        ControlModule.forRoot(config),
-        AdminModule.forRoot(config),
+        ToolsModule,
+        control,
+        AdminModule.forRoot(config, control),
+        ConversationsModule.forRoot(control),
         LiveEventsModule,
         ThrottlerModule.forRootAsync({
           inject: [VIGIL_CONFIG, REDIS],
@@ -35,7 +42,7 @@ export class ApiModule {
           }),
         }),
       ],
-      controllers: [TasksController, TaskEventsController, ConversationsController],
+      controllers: [TasksController, TaskEventsController, ConversationsController, HumanAnswerController],
       providers: [SseSlots, ApiMetrics],
     };
   }

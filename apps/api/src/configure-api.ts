@@ -1,9 +1,10 @@
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
-import { DocumentBuilder, SwaggerModule } from '@nestjs/swagger';
+import { SwaggerModule } from '@nestjs/swagger';
 import { BoundedValidationPipe } from './http/bounded-validation.pipe';
 import { ErrorFilter } from './http/error.filter';
 import { bodyParserErrors, requireJsonBody } from './http/json-body.middleware';
+import { createOpenApiDocument } from './http/openapi';
 import { noStore, securityHeaders } from './http/security-headers';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -16,16 +17,11 @@ export function configureApi(app: INestApplication): void {
   express.use('/v1', noStore);
   express.use('/v1', requireJsonBody);
   express.useBodyParser('json', { limit: MAX_BODY_BYTES });
+  // The answer pages' plain HTML forms (no script).
+  express.useBodyParser('urlencoded', { limit: 64 * 1024, extended: false });
   express.use(bodyParserErrors);
   app.useGlobalPipes(new BoundedValidationPipe());
   app.useGlobalFilters(new ErrorFilter());
-  const document = SwaggerModule.createDocument(
-    app,
-    new DocumentBuilder()
-      .setTitle('Vigil')
-      .setDescription('Long AI-agent jobs that neither die silently nor claim success they did not earn.')
-      .addBearerAuth()
-      .build(),
-  );
+  const document = createOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document);
 }

@@ -12,7 +12,13 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { ApiTooManyRequestsResponse } from '@nestjs/swagger';
+import {
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiTags,
+  ApiTooManyRequestsResponse,
+} from '@nestjs/swagger';
 import { isStreamId, TaskEventStream } from '@vigil/notify';
 import { TaskRepository } from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
@@ -23,6 +29,7 @@ import { SseSlots } from './limits/sse-slots';
 const RETRY_STREAM_AFTER_S = 5;
 
 /** GET /v1/tasks/:id/events — the task's events as Server-Sent Events, resumable by Last-Event-ID. */
+@ApiTags('tasks')
 @Controller('v1/tasks')
 @UseGuards(ApiKeyGuard)
 export class TaskEventsController {
@@ -35,6 +42,13 @@ export class TaskEventsController {
   ) {}
 
   @Get(':id/events')
+  @ApiOperation({
+    summary: "The task's events as Server-Sent Events, resumable with Last-Event-ID (or ?lastEventId=)",
+    description:
+      "Replays from the last event id (or the task's creation), then follows; ends after the terminal event. Each event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`.",
+  })
+  @ApiProduces('text/event-stream')
+  @ApiOkResponse({ description: 'an event stream', schema: { type: 'string' } })
   @ApiTooManyRequestsResponse({
     description: 'this API key already holds MAX_SSE_STREAMS_PER_KEY open streams; `Retry-After` in seconds',
   })

@@ -1,18 +1,36 @@
-import { Body, Controller, Get, Headers, HttpCode, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
+import {
+  Body,
+  Controller,
+  Get,
+  Header,
+  Headers,
+  HttpCode,
+  Param,
+  Post,
+  Query,
+  Res,
+  UseGuards,
+} from '@nestjs/common';
 import type { Response } from 'express';
 import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   ApiBearerAuth,
+  ApiBody,
+  ApiCreatedResponse,
+  ApiHeader,
   ApiNotFoundResponse,
   ApiOkResponse,
   ApiOperation,
+  ApiProduces,
   ApiPropertyOptional,
   ApiTags,
 } from '@nestjs/swagger';
 import {
+  CREATE_TASK_EXAMPLES,
   CreateTaskDto,
   CreateTaskUseCase,
+  GetTaskReportUseCase,
   PauseTaskUseCase,
   ProvideInputDto,
   ProvideInputUseCase,
@@ -24,6 +42,7 @@ import {
 } from '@vigil/control';
 import { TASK_STATUSES, TaskRepository, TaskStatus } from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
+import { schemaRef } from './http/openapi-schemas';
 import { Tenant } from './http/tenant.decorator';
 import { RateLimited } from './limits/rate-limited.decorator';
 
@@ -44,6 +63,7 @@ class PageQuery {
 }
 
 class ListTasksQuery extends PageQuery {
+  @ApiPropertyOptional({ enum: TASK_STATUSES, description: 'only tasks in this status', example: 'running' })
   @IsOptional()
   @IsIn(TASK_STATUSES)
   status?: TaskStatus;
@@ -84,9 +104,22 @@ export class TasksController {
     private readonly provideInput: ProvideInputUseCase,
     private readonly tasks: TaskRepository,
     private readonly logs: TaskLogs,
+    private readonly getReport: GetTaskReportUseCase,
   ) {}
 
   @Post()
+  @ApiOperation({
+    summary: 'Create a task of a kind; its exit criteria are fixed now',
+    description:
+      "`input` is validated by the kind (noop, campaign_build, mission, or a code kind of VIGIL_KINDS). The kind's own exit criteria always apply; `exitCriteria` may add criteria or tighten an `expected`, never remove or loosen one.",
+  })
+  @ApiBody({ type: CreateTaskDto, examples: CREATE_TASK_EXAMPLES })
+  @ApiHeader({
+    name: 'Idempotency-Key',
+    required: false,
+    description: 'the same key with the same body returns the first task (`Idempotent-Replayed: true`)',
+  })
+  @ApiCreatedResponse({ description: 'the task, queued', schema: schemaRef('Task') })
   @RateLimited('MAX_ACTIVE_TASKS_PER_TENANT reached: the message says how many tasks are active')
   async create(
     @Tenant() tenantId: string,
@@ -100,6 +133,8 @@ export class TasksController {
   }
 
   @Get()
+  @ApiOperation({ summary: "This tenant's tasks, newest first, cursor-paged" })
+  @ApiOkResponse({ description: 'a page of tasks', schema: schemaRef('TaskPage') })
   async list(@Tenant() tenantId: string, @Query() query: ListTasksQuery) {
     const page = await this.tasks.list(tenantId, {
       status: query.status,
@@ -110,11 +145,15 @@ export class TasksController {
   }
 
   @Get(':id')
+  @ApiOperation({ summary: 'One task: every field of its record' })
+  @ApiOkResponse({ description: 'the task', schema: schemaRef('Task') })
   async get(@Tenant() tenantId: string, @Param('id') id: string) {
     return toTaskView(await this.tasks.getForTenant(id, tenantId));
   }
 
   @Post(':id/stop')
+  @ApiOperation({ summary: 'Stop a task: cancelled at once, its in-flight calls aborted' })
+  @ApiOkResponse({ description: 'the task after the control', schema: schemaRef('Task') })
   @HttpCode(200)
   @RateLimited()
   async stop(@Tenant() tenantId: string, @Param('id') id: string) {
@@ -122,6 +161,8 @@ export class TasksController {
   }
 
   @Post(':id/pause')
+  @ApiOperation({ summary: 'Pause a task: kept as it is, no recovery while paused' })
+  @ApiOkResponse({ description: 'the task after the control', schema: schemaRef('Task') })
   @HttpCode(200)
   @RateLimited()
   async pause(@Tenant() tenantId: string, @Param('id') id: string) {
@@ -129,6 +170,8 @@ export class TasksController {
   }
 
   @Post(':id/resume')
+  @ApiOperation({ summary: 'Resume a paused task (optionally with a higher budgetUsd)' })
+  @ApiOkResponse({ description: 'the task after the control', schema: schemaRef('Task') })
   @HttpCode(200)
   @RateLimited()
   async resume(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: ResumeTaskDto) {
@@ -136,6 +179,10 @@ export class TasksController {
   }
 
   @Post(':id/input')
+  @ApiOperation({
+    summary: 'Answer a task waiting on a person (or say whether an unresolved write happened)',
+  })
+  @ApiOkResponse({ description: 'the task after the control', schema: schemaRef('Task') })
   @HttpCode(200)
   @RateLimited()
   async input(@Tenant() tenantId: string, @Param('id') id: string, @Body() body: ProvideInputDto) {
@@ -143,6 +190,8 @@ export class TasksController {
   }
 
   @Get(':id/actions')
+  @ApiOperation({ summary: "The task's action log (every tool call the runtime recorded), oldest first" })
+  @ApiOkResponse({ description: 'a page of actions', schema: schemaRef('ActionPage') })
   actions(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
     return this.logs.actions(tenantId, id, query.limit ?? 100, query.cursor);
   }
@@ -156,7 +205,23 @@ export class TasksController {
   }
 
   @Get(':id/messages')
+  @ApiOperation({ summary: 'The messages the user received about the task, oldest first' })
+  @ApiOkResponse({ description: 'a page of user messages', schema: schemaRef('MessagePage') })
   messages(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
     return this.logs.messages(tenantId, id, query.limit ?? 100, query.cursor);
+  }
+
+  @Get(':id/report')
+  @Header('Content-Type', 'text/markdown; charset=utf-8')
+  @ApiOperation({
+    summary: "The task's report in Markdown, built by the runtime from its record",
+    description:
+      'Status and why, the verification table, the findings, the external writes (made once, deduplicated, reconciled), retries and spend; the agent’s own summary only as a quoted claim.',
+  })
+  @ApiProduces('text/markdown')
+  @ApiOkResponse({ description: 'the report', schema: { type: 'string' } })
+  @ApiNotFoundResponse({ description: "no such task for this API key's tenant" })
+  report(@Tenant() tenantId: string, @Param('id') id: string): Promise<string> {
+    return this.getReport.execute(tenantId, id);
   }
 }

@@ -5,6 +5,7 @@ import { RedisKeys } from '@vigil/redis';
 import { SupervisorModule } from '@vigil/supervisor';
 import { SweepScheduler } from './sweep.scheduler';
 import { wakeProcessorFor } from './wake.processor';
+import { ToolsModule } from '@vigil/tools';
 
 @Module({})
 export class WatcherModule {
@@ -12,7 +13,7 @@ export class WatcherModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {
       module: WatcherModule,
-      imports: [PlatformModule.forRoot(config, 'watcher'), SupervisorModule.forRoot(config)],
+      imports: [PlatformModule.forRoot(config, 'watcher'), ToolsModule, SupervisorModule.forRoot(config)],
       providers: [
         SweepScheduler,
         ...keys.allShards().map((shard) => wakeProcessorFor(keys.wakeQueueName(shard))),

@@ -4,6 +4,7 @@ import type { VigilConfig } from '@vigil/config';
 import { PlatformModule } from '@vigil/platform';
 import { RedisKeys } from '@vigil/redis';
 import { turnProcessorFor } from './turn.processor';
+import { ToolsModule } from '@vigil/tools';
 
 @Module({})
 export class WorkerModule {
@@ -11,7 +12,7 @@ export class WorkerModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {
       module: WorkerModule,
-      imports: [PlatformModule.forRoot(config, 'worker'), AgentModule.forRoot(config)],
+      imports: [PlatformModule.forRoot(config, 'worker'), ToolsModule, AgentModule.forRoot(config)],
       providers: keys
         .allShards()
         .map((shard) => turnProcessorFor(keys.turnQueueName(shard), config.workerConcurrency)),

@@ -6,8 +6,10 @@ import { KindsModule } from '@vigil/kinds';
 import { QueueModule } from '@vigil/queue';
 import { TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
+import { SpendMetrics } from './models/spend-metrics';
 import { ActiveSlices } from './runtime/active-slices';
 import { CallWatchdog } from './runtime/call-watchdog';
+import { DrainMetrics } from './runtime/drain-metrics';
 import { LoopLag } from './runtime/loop-lag';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { SliceContextCache } from './runtime/slice-context';
@@ -37,6 +39,8 @@ export class AgentModule {
         GlobalSpendGate,
         SliceRunner,
         WorkerLiveness,
+        SpendMetrics,
+        DrainMetrics,
       ],
       exports: [SliceRunner, SliceContextCache, ModelProviders, WORKER_ID, queues, TasksModule, KindsModule],
     };

@@ -10,6 +10,8 @@ import {
   readString,
   readUrl,
 } from './env-parsers';
+import type { ToolCatalog } from './tool-catalog';
+import { loadToolCatalog } from './tool-catalog.loader';
 
 export const MODEL_NAMES = ['opus', 'gemini'] as const;
 export type ModelName = (typeof MODEL_NAMES)[number];
@@ -93,6 +95,8 @@ export interface VigilConfig {
   metricsToken: string | undefined;
   /** Path of the operator's tool catalog (VIGIL_TOOLS), JSON in the MCP clients' convention. */
   toolsCatalogPath: string | undefined;
+  /** The catalog VIGIL_TOOLS names, parsed and validated at boot (undefined: no tools from outside). */
+  toolCatalog: ToolCatalog | undefined;
   /** HTTP tools and `http_json` checks may reach private and loopback addresses. */
   toolsAllowPrivate: boolean;
   /** Module paths of code kinds loaded at boot (VIGIL_KINDS). */
@@ -239,6 +243,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     maxSseStreamsPerKey: readInt(env, 'MAX_SSE_STREAMS_PER_KEY', 10, 1, 100_000),
     metricsToken: readOptional(env, 'METRICS_TOKEN'),
     toolsCatalogPath: readOptional(env, 'VIGIL_TOOLS'),
+    toolCatalog: loadToolCatalog(env),
     toolsAllowPrivate: readBool(env, 'TOOLS_ALLOW_PRIVATE', false),
     kindModules: readList(env, 'VIGIL_KINDS', []),
     maxParallelChildren: readInt(env, 'MAX_PARALLEL_CHILDREN', 3, 1, 1000),

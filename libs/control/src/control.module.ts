@@ -4,10 +4,10 @@ import { KindsModule } from '@vigil/kinds';
 import { QueueModule } from '@vigil/queue';
 import { TasksModule } from '@vigil/tasks';
 import { CreateTaskUseCase } from './create-task.use-case';
+import { GetTaskReportUseCase } from './get-task-report.use-case';
 import { PauseTaskUseCase } from './pause-task.use-case';
 import { ProvideInputUseCase } from './provide-input.use-case';
 import { ResumeTaskUseCase } from './resume-task.use-case';
-import { RouteMessageUseCase } from './route-message.use-case';
 import { StopTaskUseCase } from './stop-task.use-case';
 import { TaskLogs } from './task-logs';
 
@@ -18,7 +18,7 @@ const USE_CASES = [
   ResumeTaskUseCase,
   ProvideInputUseCase,
   TaskLogs,
-  RouteMessageUseCase,
+  GetTaskReportUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

@@ -3,6 +3,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
+import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import { InvalidIdempotencyKeyError, TaskRecord, TaskRepository } from '@vigil/tasks';
 import { CODE_VERSION } from '@vigil/platform';
 import type { CreateTaskDto } from './create-task.dto';
@@ -34,6 +35,7 @@ export class CreateTaskUseCase {
     private readonly kinds: KindRegistry,
     private readonly turns: TurnQueue,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
   ) {}
 
   async execute(tenantId: string, dto: CreateTaskDto, idempotencyKey?: string): Promise<CreateTaskResult> {
@@ -43,6 +45,13 @@ export class CreateTaskUseCase {
     const input = validateKindInput(kind, dto.input);
     // The kind's own criteria are always there; the caller's may only add to or tighten them.
     const exitCriteria = resolveExitCriteria(kind, input, dto.exitCriteria);
+    // What needs the tenant or the outside world: a mission's tools, the criteria naming them, a model or a plan.
+    await kind.validateForTenant?.(
+      input,
+      tenantId,
+      { config: this.config, tools: this.tools },
+      { agent: dto.agent, exitCriteria },
+    );
     if (dto.notify?.webhookUrl)
       await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
 

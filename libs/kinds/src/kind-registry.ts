@@ -1,7 +1,8 @@
-import { Injectable } from '@nestjs/common';
-import { DomainError } from '@vigil/tasks';
+import { DomainError, InvalidTaskInputError } from '@vigil/tasks';
 import type { TaskKind } from './task-kind';
 import { BUILT_IN_KINDS } from './built-in-kinds';
+import { KindModuleError, loadKindModule } from './kind-loader';
+import { validateKindInput } from './validate-input';
 
 export class UnknownKindError extends DomainError {
   constructor(
@@ -13,26 +14,113 @@ export class UnknownKindError extends DomainError {
 }
 
 const RULES = ['validateExpected', 'validateArgs', 'atLeastAsStrict', 'atLeast'] as const;
+const FUNCTIONS = ['totalUnits', 'defaultTitle', 'defaultExitCriteria', 'instructions', 'plan'] as const;
+const KIND_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-@Injectable()
+/** A code kind may carry an input the registry derives its criteria and plan from at load. */
+type LoadableKind = TaskKind & { exampleInput?: unknown };
+
+/** Whether `value` can be constructed: a class (or a constructor function), not an arrow or an object. */
+const isClass = (value: unknown): boolean =>
+  typeof value === 'function' && typeof (value as { prototype?: unknown }).prototype === 'object';
+
+function shapeProblems(kind: LoadableKind): string[] {
+  const problems: string[] = [];
+  if (!isClass(kind.inputClass)) problems.push('inputClass must be a class (a class-validator DTO)');
+  for (const name of FUNCTIONS)
+    if (typeof kind[name] !== 'function') problems.push(`${name} must be a function`);
+  if (!Array.isArray(kind.tools)) problems.push('tools must be an array');
+  if (!kind.checks || typeof kind.checks !== 'object') problems.push('checks must be an object');
+  const toolNames = new Set<string>();
+  for (const [index, tool] of (Array.isArray(kind.tools) ? kind.tools : []).entries()) {
+    const label = `tools[${index}]${typeof tool?.name === 'string' ? ` (${tool.name})` : ''}`;
+    if (typeof tool?.name !== 'string' || !TOOL_NAME.test(tool.name))
+      problems.push(`${label}: name must match [A-Za-z0-9_-]{1,64}`);
+    else if (toolNames.has(tool.name)) problems.push(`${label}: a second tool of this name`);
+    else toolNames.add(tool.name);
+    if (tool?.effect !== 'read' && tool?.effect !== 'write')
+      problems.push(`${label}: effect must be "read" or "write"`);
+    if (typeof tool?.stepKey !== 'function' || typeof tool?.execute !== 'function')
+      problems.push(`${label}: stepKey and execute must be functions`);
+    if (typeof tool?.description !== 'string' || !tool?.parameters || typeof tool.parameters !== 'object')
+      problems.push(`${label}: description (a string) and parameters (a JSON Schema) are required`);
+  }
+  for (const [name, check] of Object.entries(kind.checks ?? {})) {
+    const missing = RULES.filter((rule) => typeof check?.[rule] !== 'function');
+    if (typeof check !== 'function' || missing.length > 0)
+      problems.push(
+        `check ${name} must be declared with defineCheck (missing ${missing.join(', ') || 'the check itself'})`,
+      );
+  }
+  return problems;
+}
+
+/** With an example input: every default criterion names a declared check, every plan step a tool. */
+function exampleProblems(kind: LoadableKind): string[] {
+  if (kind.exampleInput === undefined) return [];
+  let input: unknown;
+  try {
+    input = validateKindInput(kind, kind.exampleInput);
+  } catch (error) {
+    const problems = error instanceof InvalidTaskInputError ? error.problems : [String(error)];
+    return [`exampleInput does not pass inputClass: ${problems.join('; ')}`];
+  }
+  const problems: string[] = [];
+  const checks = Object.keys(kind.checks);
+  const criteria = kind.defaultExitCriteria(input);
+  if (!Array.isArray(criteria)) return ['defaultExitCriteria must return an array'];
+  for (const criterion of criteria)
+    if (!Object.hasOwn(kind.checks, criterion?.check))
+      problems.push(
+        `its default criterion "${String(criterion?.check)}" names no check of the kind (its checks are ${checks.join(', ') || 'none'})`,
+      );
+  const tools = new Set(kind.tools.map((tool) => tool.name));
+  for (const step of kind.plan(input))
+    if (!tools.has(step.tool)) problems.push(`its plan calls "${step.tool}", which is not one of its tools`);
+  return problems;
+}
+
+/**
+ * The task kinds this process knows (docs/ARCHITECTURE.md, "Code kinds"): the built-in ones, then
+ * those of the modules VIGIL_KINDS names. Every kind is validated as it is registered, so a kind
+ * that could never run stops the process at boot instead of failing its first task.
+ */
 export class KindRegistry {
   private readonly kinds = new Map<string, TaskKind>();
 
-  constructor() {
+  /** `modules`: VIGIL_KINDS, each path resolved from `cwd`; a bad one throws KindModuleError. */
+  constructor(modules: readonly string[] = [], cwd = process.cwd()) {
     for (const kind of BUILT_IN_KINDS) this.register(kind);
+    for (const modulePath of modules) {
+      for (const kind of loadKindModule(modulePath, cwd)) {
+        try {
+          this.register(kind, { requireExample: true });
+        } catch (error) {
+          throw new KindModuleError(modulePath, error instanceof Error ? error.message : String(error));
+        }
+      }
+    }
   }
 
-  /** Refuses a kind whose name is taken or whose checks do not declare their criteria's rules (`defineCheck`). */
-  register(kind: TaskKind): void {
-    if (this.kinds.has(kind.name)) throw new Error(`task kind ${kind.name} is registered twice`);
-    for (const [name, check] of Object.entries(kind.checks)) {
-      const missing = RULES.filter((rule) => typeof check?.[rule] !== 'function');
-      if (typeof check !== 'function' || missing.length > 0)
-        throw new Error(
-          `task kind ${kind.name}: check ${name} must be declared with defineCheck (missing ${missing.join(', ') || 'the check itself'})`,
-        );
-    }
-    this.kinds.set(kind.name, kind);
+  /**
+   * Refuses a kind whose name is taken or malformed, whose inputClass is not a class, whose checks
+   * are not declared with `defineCheck`, or (given `exampleInput`) whose default criteria name a
+   * check it lacks or whose plan calls a tool it lacks. Code kinds must carry `exampleInput`.
+   */
+  register(kind: TaskKind, options: { requireExample?: boolean } = {}): void {
+    const loadable = kind as LoadableKind;
+    const name = typeof kind?.name === 'string' ? kind.name : String(kind?.name);
+    if (!KIND_NAME.test(name)) throw new Error(`task kind "${name}": name must match [a-z][a-z0-9_]{0,63}`);
+    if (this.kinds.has(name)) throw new Error(`task kind ${name} is registered twice`);
+    const problems = shapeProblems(loadable);
+    if (problems.length === 0 && options.requireExample && loadable.exampleInput === undefined)
+      problems.push(
+        'exampleInput is required: an input the kind accepts, to check its criteria and plan at load',
+      );
+    if (problems.length === 0) problems.push(...exampleProblems(loadable));
+    if (problems.length > 0) throw new Error(`task kind ${name}: ${problems.join('; ')}`);
+    this.kinds.set(name, kind);
   }
 
   get(name: string): TaskKind {

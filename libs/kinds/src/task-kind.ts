@@ -1,5 +1,7 @@
 import type { VigilConfig } from '@vigil/config';
-import type { ActionRecord, CheckResult, ExitCriterion } from '@vigil/tasks';
+import { DomainError } from '@vigil/tasks';
+import type { ActionRecord, AgentOptions, CheckResult, ExitCriterion, Finding } from '@vigil/tasks';
+import type { ToolGateway } from '@vigil/tools';
 
 /** JSON Schema of a tool's arguments, as model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
@@ -7,6 +9,22 @@ export type JsonSchema = Record<string, unknown>;
 /** What the runtime hands kinds so they never reach for globals. */
 export interface KindServices {
   config: VigilConfig;
+  /** The tools from outside (the operator's catalog, VIGIL_TOOLS), as every app sees them. */
+  tools: ToolGateway;
+}
+
+/** The task a kind resolves its per-task tools for (`toolsFor`). */
+export interface KindTaskRef<Input = unknown> {
+  id: string;
+  tenantId: string;
+  input: Input;
+}
+
+/** What a kind's creation hook sees of the request beside the validated input. */
+export interface KindCreation {
+  agent?: AgentOptions;
+  /** The criteria the task would be created with (the kind's own and the caller's, resolved). */
+  exitCriteria: ExitCriterion[];
 }
 
 export interface ToolContext<Input = unknown> {
@@ -17,14 +35,35 @@ export interface ToolContext<Input = unknown> {
   outputs: ReadonlyMap<string, unknown>;
   signal: AbortSignal;
   services: KindServices;
+  /** The external system reported progress on the call in flight: counts as a heartbeat. */
+  onProgress?: () => void;
+}
+
+/**
+ * A tool's result in two parts: what is saved as the step's output (and journalled for a write),
+ * and what the model is shown of it. A tool returning anything else has that value as both.
+ */
+export class ToolOutput {
+  constructor(
+    readonly saved: unknown,
+    readonly shown: string,
+  ) {}
 }
 
 export interface KindTool<Input = unknown> {
+  /** As models see it (`[A-Za-z0-9_-]{1,64}`). */
   name: string;
+  /** As the task names it, when that differs from `name` (a mission's `files.write_file`). */
+  taskName?: string;
   description: string;
   parameters: JsonSchema;
   /** A write changes an external system and goes through the write journal. */
   effect: 'read' | 'write';
+  /**
+   * A write whose repeat has no further effect (MCP `idempotentHint`): when its outcome is unknown
+   * and it cannot be reconciled, it is made again instead of waiting for a person.
+   */
+  repeatableWrite?: boolean;
   /** This tool's call deadline, when it differs from TOOL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
   /** The logical step a call performs; throws ToolArgumentError for arguments that name none. */
@@ -39,11 +78,16 @@ export interface PlanStep {
   key: string;
   tool: string;
   args: Record<string, unknown>;
+  /** Steps of one model turn share it: the scripted agent issues them in one reply. */
+  turn?: number;
 }
 
 export interface CheckContext<Input = unknown> {
   taskId: string;
+  tenantId: string;
   input: Input;
+  /** What the agent recorded with `record_finding`, oldest first. */
+  findings: readonly Finding[];
   actions: ActionRecord[];
   doneSteps: ReadonlySet<string>;
   outputs: ReadonlyMap<string, unknown>;
@@ -98,6 +142,12 @@ export class CheckUnavailableError extends Error {
   }
 }
 
+/**
+ * A task that could not make progress without a model: no model key is set and the request
+ * carries no scripted plan. A 422: the request is well formed, the deployment cannot run it.
+ */
+export class ModelRequiredError extends DomainError {}
+
 /** Arguments a model passed that name no step of this task: a tool error, recorded like any other. */
 export class ToolArgumentError extends Error {
   constructor(message: string) {
@@ -125,7 +175,28 @@ export interface TaskKind<Input = unknown> {
   /** What the agent is asked to do, in words (the system prompt's task section). */
   instructions(input: Input): string;
   plan(input: Input): PlanStep[];
+  /** The kind's fixed tools; a kind whose tools depend on the task adds them with `toolsFor`. */
   tools: KindTool<Input>[];
+  /**
+   * The tools of one task beside `tools` (a mission's, from the catalog, allow list checked again):
+   * resolved once per slice by the Worker, and by the Watcher to reconcile writes and run checks.
+   */
+  toolsFor?(task: KindTaskRef<Input>, services: KindServices): Promise<KindTool<Input>[]>;
+  /**
+   * Checks at creation what needs the tenant or the outside world (its tools in the catalog, the
+   * criteria that name them, what an offline run needs); throws a DomainError the API maps to HTTP.
+   */
+  validateForTenant?(
+    input: Input,
+    tenantId: string,
+    services: KindServices,
+    creation: KindCreation,
+  ): Promise<void>;
+  /**
+   * The scripted agent's plan when it is not the input's (a mission's `agent.scripted.plan`), with
+   * the task's tools to name and key its steps. Without it the scripted agent walks `plan(input)`.
+   */
+  scriptedPlan?(task: { input: Input; agent: AgentOptions }, tools: KindTool<Input>[]): PlanStep[];
   /** The kind's exit checks by name, each declared with `defineCheck`. */
   checks: Record<string, ExitCheck<Input>>;
 }

@@ -20,3 +20,4 @@ export * from './live/live-events.module';
 export * from './notifier';
 export * from './create-notifier';
 export * from './notify.module';
+export * from './webhooks/webhook-metrics';

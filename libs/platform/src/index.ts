@@ -6,3 +6,4 @@ export * from './code-version';
 export * from './version.controller';
 export * from './secrets';
 export * from './http-metrics';
+export * from './address-guard';

@@ -1,8 +1,15 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { HealthIndicatorResult, HealthIndicatorService } from '@nestjs/terminus';
 import type { Redis } from 'ioredis';
-import { REDIS } from '@vigil/redis';
+import { clusterHealth, REDIS } from '@vigil/redis';
 
+const TIMEOUT_MS = 1000;
+
+/**
+ * Up when Redis answers within a second. On a Redis Cluster that means every master answers
+ * CLUSTER INFO with `cluster_state:ok`: a cluster that lost a master's slots (during a failover,
+ * or for good) refuses those keys, and the app is not healthy while it does.
+ */
 @Injectable()
 export class RedisHealthIndicator {
   constructor(
@@ -14,13 +21,30 @@ export class RedisHealthIndicator {
     const indicator = this.indicator.check('redis');
     const started = Date.now();
     try {
-      await Promise.race([
-        this.redis.ping(),
-        new Promise((_, reject) => setTimeout(() => reject(new Error('ping timed out after 1000 ms')), 1000)),
-      ]);
-      return indicator.up({ latencyMs: Date.now() - started });
+      const cluster = await withTimeout(this.probe());
+      if (cluster && cluster.state !== 'ok') {
+        return indicator.down({ message: `cluster_state is ${cluster.state}`, clusterState: cluster.state });
+      }
+      return indicator.up({
+        latencyMs: Date.now() - started,
+        ...(cluster ? { clusterState: cluster.state, masters: cluster.masters } : {}),
+      });
     } catch (error) {
       return indicator.down({ message: String(error) });
     }
   }
+
+  private async probe() {
+    const cluster = await clusterHealth(this.redis);
+    if (!cluster) await this.redis.ping();
+    return cluster;
+  }
+}
+
+function withTimeout<T>(work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`ping timed out after ${TIMEOUT_MS} ms`)), TIMEOUT_MS);
+  });
+  return Promise.race([work, timeout]).finally(() => clearTimeout(timer));
 }

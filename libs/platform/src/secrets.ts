@@ -88,6 +88,30 @@ export function secretScrubber(values: readonly string[]): Scrub {
 }
 
 let installed: Scrub | undefined;
+let baseValues: string[] = [];
+/** Values registered while the process runs (the tool catalog's `${VAR}` values), all forms included. */
+const registered = new Set<string>();
+let current: Scrub = secretScrubber([]);
+
+/**
+ * Adds secret values learnt after boot to what every line is scrubbed of: the tool catalog's
+ * `${VAR}` values, registered when the gateway is built and again whenever one is substituted.
+ */
+export function registerSecretValues(values: Iterable<string | undefined>): void {
+  const before = registered.size;
+  for (const value of values) {
+    if (!value || value.length < MIN_SECRET_LENGTH) continue;
+    registered.add(value);
+    registered.add(JSON.stringify(value).slice(1, -1));
+    registered.add(encodeURIComponent(value));
+  }
+  if (registered.size !== before) current = secretScrubber([...baseValues, ...registered]);
+}
+
+/** The scrubber of this process: configured secrets and every registered value (see above). */
+export function scrubSecrets(text: string): string {
+  return current(text);
+}
 
 /**
  * Scrubs everything this process writes to stdout and stderr from now on (console, Nest's own
@@ -97,7 +121,9 @@ let installed: Scrub | undefined;
  */
 export function installSecretScrubbing(env: Record<string, string | undefined> = process.env): Scrub {
   if (installed) return installed;
-  const scrub = secretScrubber(secretValues(env));
+  baseValues = secretValues(env);
+  current = secretScrubber([...baseValues, ...registered]);
+  const scrub: Scrub = (text) => current(text);
   installed = scrub;
   for (const stream of [process.stdout, process.stderr]) {
     const write = stream.write.bind(stream) as (...args: unknown[]) => boolean;

@@ -14,7 +14,7 @@ export class QueueModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     const names = keys.allShards().map((shard) => keys.turnQueueName(shard));
     const wakeNames = keys.allShards().map((shard) => keys.wakeQueueName(shard));
-    const connection = bullConnection(config.redisUrl);
+    const connection = bullConnection(config);
     const queues = BullModule.registerQueue(...[...names, ...wakeNames].map((name) => ({ name })));
     return {
       module: QueueModule,

@@ -1,14 +1,10 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { createRedis } from './redis-connection';
 import { RedisKeys } from './redis-keys';
 
 export const REDIS = Symbol('REDIS');
-
-export function createRedis(url: string, connectionName: string): Redis {
-  // BullMQ needs maxRetriesPerRequest: null; the same settings suit every long-lived client here.
-  return new Redis(url, { connectionName, maxRetriesPerRequest: null, enableReadyCheck: true });
-}
 
 @Injectable()
 class RedisCloser implements OnApplicationShutdown {
@@ -23,14 +19,14 @@ class RedisCloser implements OnApplicationShutdown {
   }
 }
 
-/** One shared command connection per process plus the key naming scheme. */
+/** One shared command connection per process (a Cluster client on a cluster) plus the key naming scheme. */
 @Global()
 @Module({
   providers: [
     {
       provide: REDIS,
       inject: [VIGIL_CONFIG],
-      useFactory: (config: VigilConfig) => createRedis(config.redisUrl, `vigil:${process.pid}`),
+      useFactory: (config: VigilConfig) => createRedis(config, `vigil:${process.pid}`),
     },
     {
       provide: RedisKeys,

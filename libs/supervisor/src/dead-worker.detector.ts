@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS, RedisKeys } from '@vigil/redis';
+import { clientNames, REDIS, RedisKeys, uptimeMs } from '@vigil/redis';
 
 /** Workers presumed dead, each with the time it was first seen without its connection. */
 export type GoneWorkers = Map<string, number>;
@@ -38,11 +38,10 @@ export class DeadWorkerDetector {
       this.missingSince.clear();
       return new Map();
     }
-    const clients = (await this.redis.call('CLIENT', 'LIST', 'TYPE', 'normal')) as string;
+    // Every master's CLIENT LIST on a cluster: a Worker is alive while any of them sees it.
     const live = new Set<string>();
-    for (const line of clients.split('\n')) {
-      const name = /(?:^| )name=(\S*)/.exec(line)?.[1];
-      const workerId = name === undefined ? null : this.keys.workerIdOfClient(name);
+    for (const name of await clientNames(this.redis)) {
+      const workerId = this.keys.workerIdOfClient(name);
       if (workerId !== null) live.add(workerId);
     }
     for (const id of [...this.missingSince.keys()])
@@ -52,14 +51,8 @@ export class DeadWorkerDetector {
     const gone: GoneWorkers = new Map(
       [...this.missingSince].filter(([, since]) => now - since >= this.confirmMs),
     );
-    if (gone.size > 0 && (await this.redisUptimeMs()) < this.confirmMs) return new Map();
+    if (gone.size > 0 && (await uptimeMs(this.redis)) < this.confirmMs) return new Map();
     return gone;
-  }
-
-  private async redisUptimeMs(): Promise<number> {
-    const info = (await this.redis.call('INFO', 'server')) as string;
-    const seconds = Number(/uptime_in_seconds:(\d+)/.exec(info)?.[1] ?? Infinity);
-    return seconds * 1000;
   }
 
   /** Active tasks of one shard last claimed by one of these workers, with the worker of each. */

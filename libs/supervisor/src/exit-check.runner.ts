@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { CheckUnavailableError, KindRegistry } from '@vigil/kinds';
-import { TaskContextStore, type CheckResult, type TaskRecord } from '@vigil/tasks';
+import { TaskContextStore, type CheckResult, type Finding, type TaskRecord } from '@vigil/tasks';
+import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 
 export interface CheckRun {
   checks: CheckResult[];
@@ -9,7 +10,7 @@ export interface CheckRun {
   unavailable: { check: string; reason: string }[];
   passed: boolean;
   /** What the agent recorded as findings, for the result the user reads. */
-  findings: unknown[];
+  findings: Finding[];
 }
 
 /** Runs a task's exit criteria with its kind's deterministic checks. */
@@ -19,6 +20,7 @@ export class ExitCheckRunner {
     private readonly kinds: KindRegistry,
     private readonly contexts: TaskContextStore,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
   ) {}
 
   async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
@@ -41,12 +43,15 @@ export class ExitCheckRunner {
         checks.push(
           await check(criterion, {
             taskId: task.id,
+            tenantId: task.tenantId,
             input: task.input,
+            findings: context.findings,
             actions: context.actions,
             doneSteps: context.doneSteps,
             outputs: context.outputs,
             signal,
-            services: { config: this.config },
+            // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
+            services: { config: this.config, tools: this.gateway },
           }),
         );
       } catch (error) {

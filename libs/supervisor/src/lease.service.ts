@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError } from 'redlock';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS, RedisKeys } from '@vigil/redis';
+import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
 
 /**
  * Redlock reports a failed acquisition as an ExecutionError whatever the cause: the lease is held
@@ -25,6 +25,12 @@ export interface Lease {
 /**
  * Redlock behind one small service. A lease only says who works on a task right now; it is no
  * fencing token (a paused holder can outlive it): the task's attempt, checked in Lua, is.
+ *
+ * Where the votes are: the independent nodes of REDLOCK_URLS when set; otherwise the shared
+ * connection, which on a Redis Cluster is one vote on the master of the lease key's slot. That is
+ * not Redlock's independent-node setup (a failover can lose a lease the replica never saw), and it
+ * need not be: a second holder can only repeat a decision the attempt fence then refuses
+ * (docs/ARCHITECTURE.md, "Past one machine").
  */
 @Injectable()
 export class LeaseService implements OnModuleDestroy {
@@ -38,7 +44,9 @@ export class LeaseService implements OnModuleDestroy {
     private readonly keys: RedisKeys,
     @Inject(VIGIL_CONFIG) config: VigilConfig,
   ) {
-    this.extraClients = config.redlockUrls.map((url) => new Redis(url, { maxRetriesPerRequest: null }));
+    this.extraClients = config.redlockUrls.map((url, i) =>
+      createRedis(url, `vigil-redlock-${i}:${process.pid}`),
+    );
     const clients = this.extraClients.length > 0 ? this.extraClients : [redis];
     // No retries: a held lease means another Watcher is on it, and this one moves on.
     this.redlock = new Redlock(clients, { retryCount: 0, driftFactor: 0.01 });

@@ -1,7 +1,8 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry } from '@vigil/kinds';
+import { KindRegistry, type KindServices, type KindTool, type TaskKind } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
+import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import {
   ControlSignals,
   RetryContext,
@@ -34,7 +35,27 @@ export class RetryPublisher {
     private readonly failures: FailureReporter,
     private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
   ) {}
+
+  private get services(): KindServices {
+    return { config: this.config, tools: this.gateway };
+  }
+
+  /** The kind's tools and the task's own (a mission's, from the catalog); none of the latter when they cannot be had. */
+  private async toolsOf(kind: TaskKind, task: TaskRecord): Promise<KindTool[]> {
+    if (!kind.toolsFor) return kind.tools;
+    try {
+      return [
+        ...kind.tools,
+        ...(await kind.toolsFor({ id: task.id, tenantId: task.tenantId, input: task.input }, this.services)),
+      ];
+    } catch (error) {
+      // The next attempt reconciles its writes itself before writing (the journal still says intent).
+      this.logger.warn(`task ${task.id}: its tools are not available to reconcile: ${String(error)}`);
+      return kind.tools;
+    }
+  }
 
   /** `checked`: the check run of a verification that just failed, for a failure report. */
   async publish(task: TaskRecord, lease: Lease, checked?: CheckRun): Promise<'published' | 'failed'> {
@@ -138,9 +159,12 @@ export class RetryPublisher {
   ): Promise<{ key: string; found: boolean }[]> {
     const kind = this.kinds.get(task.kind);
     const results: { key: string; found: boolean }[] = [];
-    for (const [key, entry] of context.journal) {
-      if (entry.state !== 'intent' || !entry.args) continue;
-      const tool = kind.tools.find((candidate) => {
+    const unknown = [...context.journal].filter(([, entry]) => entry.state === 'intent' && entry.args);
+    if (unknown.length === 0) return results;
+    const tools = await this.toolsOf(kind, task);
+    for (const [key, entry] of unknown) {
+      if (!entry.args) continue;
+      const tool = tools.find((candidate) => {
         try {
           return candidate.effect === 'write' && candidate.stepKey(entry.args!, task.input) === key;
         } catch {
@@ -155,7 +179,7 @@ export class RetryPublisher {
           input: task.input,
           outputs: context.outputs,
           signal: AbortSignal.timeout(30_000),
-          services: { config: this.config },
+          services: this.services,
         });
         if (found !== null && found !== undefined) {
           const recorded = await this.journal.recordReconciled(

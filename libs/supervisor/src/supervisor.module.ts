@@ -12,6 +12,7 @@ import { LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
 import { SupervisorSweep } from './supervisor.sweep';
 import { TaskSupervisor } from './task-supervisor';
+import { ToolsModule } from '@vigil/tools';
 
 /** The Watcher's deterministic state machine: stale detection, recovery, verification, limits. */
 @Module({})
@@ -20,7 +21,8 @@ export class SupervisorModule {
     const queues = QueueModule.forRoot(config);
     return {
       module: SupervisorModule,
-      imports: [TasksModule, KindsModule, queues],
+      // The gateway is global: one per process, whoever imports ToolsModule first.
+      imports: [TasksModule, KindsModule, ToolsModule, queues],
       providers: [
         {
           provide: 'WATCHER_ID',

@@ -119,6 +119,7 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     claim: json('claim') as TaskRecord['claim'],
     humanQuestion: optionalString(hash.humanQuestion),
     humanInput: optionalString(hash.humanInput),
+    humanToken: optionalString(hash.humanToken),
     humanDeadlineAt: optionalNumber(hash.humanDeadlineAt),
     archived: hash.archived === '1',
   };

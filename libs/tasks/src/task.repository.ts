@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS, RedisKeys } from '@vigil/redis';
+import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from './scripts/script-codes';
 import { TaskScripts } from './scripts/task-scripts';
 import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
@@ -258,7 +258,7 @@ export class TaskRepository {
    * pipeline, never a scan (read-only).
    */
   async countByStatus(tenantId: string): Promise<Record<TaskStatus, number>> {
-    const pipeline = this.redis.pipeline();
+    const pipeline = crossSlotPipeline(this.redis);
     for (const shard of this.keys.allShards())
       for (const status of TASK_STATUSES)
         pipeline.zcard(this.keys.tenantStatusIndex(shard, tenantId, status));
@@ -290,7 +290,7 @@ export class TaskRepository {
   ): Promise<TaskPage> {
     const cursor = options.cursor ? decodeCursor(options.cursor) : undefined;
     const max = cursor ? `(${cursor.createdAt}` : '+inf';
-    const pipeline = this.redis.pipeline();
+    const pipeline = crossSlotPipeline(this.redis);
     for (const shard of this.keys.allShards()) {
       const index = options.status
         ? this.keys.tenantStatusIndex(shard, tenantId, options.status)

@@ -80,7 +80,19 @@ export interface ScriptedMisbehaviour {
   hangAtStep?: number;
   falseFinishAfter?: number;
   forgetProgress?: boolean;
+  /**
+   * A mission's scripted agent: turns, each one call `{tool, args}` or an array of calls made in
+   * one model turn, tools named as in the mission's `tools` (validated by the kind at creation).
+   */
+  plan?: ScriptedTurn[];
 }
+
+export interface ScriptedCall {
+  tool: string;
+  args?: Record<string, unknown>;
+}
+
+export type ScriptedTurn = ScriptedCall | ScriptedCall[];
 
 export interface AgentOptions {
   model?: string;
@@ -149,6 +161,8 @@ export interface TaskRecord {
   claim: { summary: string; attempt: number; at: number } | null;
   humanQuestion: string | null;
   humanInput: string | null;
+  /** The secret of the question's answer link (`/h/<task id>.<token>`); a new one per question. */
+  humanToken?: string | null;
   humanDeadlineAt: number | null;
   archived: boolean;
 }

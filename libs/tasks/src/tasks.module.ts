@@ -1,10 +1,12 @@
 import { Module } from '@nestjs/common';
 import { ControlSignals } from './control-signals';
+import { ConversationStore } from './conversations/conversation-store';
 import { MessageLog } from './history/message-log';
 import { SpendLedger } from './history/spend-ledger';
 import { StepRecorder } from './history/step-recorder';
 import { TaskContextStore } from './history/task-context.store';
 import { WriteJournal } from './history/write-journal';
+import { TaskReportReader } from './report/task-report.reader';
 import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
 
@@ -17,6 +19,8 @@ const STORES = [
   MessageLog,
   SpendLedger,
   ControlSignals,
+  TaskReportReader,
+  ConversationStore,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

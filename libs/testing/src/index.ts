@@ -6,3 +6,4 @@ export * from './vigil-stack';
 export * from './free-port';
 export * from './webhook-receiver';
 export * from './anthropic-fake';
+export * from './redis-cluster';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { loadConfig, VigilConfig } from '@vigil/config';
-import { RedisKeys } from '@vigil/redis';
+import { createRedis, RedisKeys, unlinkMatching } from '@vigil/redis';
 
 /**
  * The unit tier (`*.spec.ts`, jest project `unit`) runs without Redis: its setup file
@@ -18,7 +18,9 @@ function assertRedisAllowed(name: string): void {
 
 /**
  * A real Redis connection with a key prefix unique to one test file, so test files never see each
- * other's keys; `close` deletes everything under the prefix.
+ * other's keys; `close` deletes everything under the prefix. With REDIS_CLUSTER_NODES in `env`
+ * (a LocalRedisCluster's `env()`), the connection is a Cluster client and cleanup goes master by
+ * master.
  */
 export class RedisTestContext {
   readonly prefix: string;
@@ -30,23 +32,24 @@ export class RedisTestContext {
     assertRedisAllowed(name);
     this.prefix = `test-${name}-${randomBytes(4).toString('hex')}`;
     this.config = loadConfig({ ...process.env, ...env, KEY_PREFIX: this.prefix });
-    this.redis = new Redis(this.config.redisUrl, { maxRetriesPerRequest: null, lazyConnect: false });
+    this.redis = createRedis(this.config, `vigil-test:${this.prefix}`);
     this.keys = new RedisKeys(this.config.keyPrefix, this.config.shards);
   }
 
-  /** Environment for child processes that must share this context's prefix. */
+  /** Environment for child processes that must share this context's prefix (and cluster). */
   env(extra: Record<string, string> = {}): Record<string, string> {
-    return { KEY_PREFIX: this.prefix, REDIS_URL: this.config.redisUrl, ...extra };
+    const cluster = this.config.redisClusterNodes.map((node) => `${node.host}:${node.port}`).join(',');
+    return {
+      KEY_PREFIX: this.prefix,
+      REDIS_URL: this.config.redisUrl,
+      ...(cluster ? { REDIS_CLUSTER_NODES: cluster } : {}),
+      ...extra,
+    };
   }
 
+  /** Deletes every key under the prefix; BullMQ's keys (`<prefix>:turns{s<n>}:…`) match it too. */
   async cleanup(): Promise<void> {
-    let cursor = '0';
-    do {
-      const [next, keys] = await this.redis.scan(cursor, 'MATCH', `${this.prefix}*`, 'COUNT', 1000);
-      if (keys.length > 0) await this.redis.unlink(...keys);
-      cursor = next;
-    } while (cursor !== '0');
-    // BullMQ queue names carry the shard tag after the prefix; they match the same pattern.
+    await unlinkMatching(this.redis, `${this.prefix}*`);
   }
 
   async close(): Promise<void> {

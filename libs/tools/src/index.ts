@@ -1,1 +1,6 @@
 export * from './tool-gateway';
+export * from './tools.module';
+export { CatalogToolGateway } from './catalog-tool-gateway';
+export type { ToolGatewayOptions } from './catalog-tool-gateway';
+export { callReadTool } from './read-tool-call';
+export { IDEMPOTENCY_META_KEY } from './mcp/mcp-tool';

@@ -58,10 +58,24 @@ export interface ToolCallOutput {
 
 /** A call that failed; the message goes back to the model as a tool error, never a secret in it. */
 export class ToolCallError extends Error {
-  constructor(message: string) {
+  /**
+   * The call may have reached the tool before it failed (a connection lost mid-call, a deadline, an
+   * abort): a write's outcome is then unknown, not "not made" (docs/ARCHITECTURE.md, "Writes never
+   * repeated"). False for failures the tool answered (an HTTP status, `isError`) or that came before
+   * anything was sent (bad arguments, a refused target).
+   */
+  readonly outcomeUnknown: boolean;
+
+  constructor(message: string, options: { outcomeUnknown?: boolean } = {}) {
     super(message);
     this.name = 'ToolCallError';
+    this.outcomeUnknown = options.outcomeUnknown ?? false;
   }
+}
+
+/** Whether a failed call may have taken effect (see ToolCallError.outcomeUnknown). */
+export function isOutcomeUnknown(error: unknown): boolean {
+  return error instanceof Error && (error as { outcomeUnknown?: unknown }).outcomeUnknown === true;
 }
 
 /** A tool name a tenant asked for that the catalog does not have, or the tenant may not use. */
@@ -100,3 +114,18 @@ export interface ToolGateway {
 }
 
 export const TOOL_GATEWAY = Symbol('TOOL_GATEWAY');
+
+/**
+ * An MCP server that could not be reached or did not list its tools in time, while checking or
+ * resolving a mission's tools: the names may well be right. A ToolCallError (a call-time failure,
+ * worth retrying), not a ToolNotAllowedError (a request to correct).
+ */
+export class ToolServerUnavailableError extends ToolCallError {
+  constructor(
+    readonly server: string,
+    message: string,
+  ) {
+    super(`MCP server "${server}" is unavailable: ${message}`);
+    this.name = 'ToolServerUnavailableError';
+  }
+}

@@ -1,9 +1,10 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { ActiveTaskLimitError } from '@vigil/control';
+import { InvalidConversationIdError, MessageInProgressError } from '@vigil/conversations';
 import { bodyParserMessage, isBodyParserError } from './json-body.middleware';
 import { WebhookTargetError } from '@vigil/notify';
-import { boundedProblems, UnknownKindError } from '@vigil/kinds';
+import { boundedProblems, ModelRequiredError, UnknownKindError } from '@vigil/kinds';
 import {
   DomainError,
   IdempotencyConflictError,
@@ -21,9 +22,12 @@ function statusOf(error: DomainError): number {
   if (error instanceof IllegalTransitionError) return HttpStatus.CONFLICT;
   if (error instanceof StaleAttemptError || error instanceof TaskNotActiveError) return HttpStatus.CONFLICT;
   if (error instanceof IdempotencyConflictError) return HttpStatus.UNPROCESSABLE_ENTITY;
+  if (error instanceof ModelRequiredError) return HttpStatus.UNPROCESSABLE_ENTITY;
   if (error instanceof ActiveTaskLimitError) return HttpStatus.TOO_MANY_REQUESTS;
+  if (error instanceof MessageInProgressError) return HttpStatus.CONFLICT;
   if (
     error instanceof InvalidTaskInputError ||
+    error instanceof InvalidConversationIdError ||
     error instanceof UnknownKindError ||
     error instanceof WebhookTargetError ||
     error instanceof InvalidCursorError ||

@@ -30,6 +30,33 @@ const ADMIN_POLICY: Directives = {
   'frame-ancestors': ["'none'"],
 };
 
+/**
+ * The task dashboard (/admin/tasks): server-rendered pages whose one script and stylesheet are
+ * static routes of its own, and an SSE stream from the same origin; nothing inline, no fonts.
+ */
+const DASHBOARD_POLICY: Directives = {
+  'default-src': ["'none'"],
+  'script-src': ["'self'"],
+  'style-src': ["'self'"],
+  'img-src': ["'self'"],
+  'connect-src': ["'self'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
+/**
+ * Answer pages of human hand-offs (/h/<token>): one HTML form that posts to itself, its styles in
+ * one inline <style>, no script at all.
+ */
+const ANSWER_PAGE_POLICY: Directives = {
+  'default-src': ["'none'"],
+  'style-src': ["'unsafe-inline'"],
+  'base-uri': ["'none'"],
+  'form-action': ["'self'"],
+  'frame-ancestors': ["'none'"],
+};
+
 /** Swagger UI (/docs): its own scripts, inline styles, data: images. */
 const DOCS_POLICY: Directives = {
   ...ADMIN_POLICY,
@@ -48,7 +75,10 @@ const csp = (directives: Directives) => helmet.contentSecurityPolicy({ useDefaul
  */
 export function securityHeaders(): RequestHandler[] {
   const policies: [string, RequestHandler][] = [
+    // Most specific first: the first prefix that matches decides.
+    ['/admin/tasks', csp(DASHBOARD_POLICY)],
     ['/admin', csp(ADMIN_POLICY)],
+    ['/h/', csp(ANSWER_PAGE_POLICY)],
     ['/docs', csp(DOCS_POLICY)],
   ];
   const apiPolicy = csp(API_POLICY);

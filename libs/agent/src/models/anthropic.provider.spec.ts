@@ -147,10 +147,15 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     expect(sent.body).toEqual({
       model: 'claude-test',
       max_tokens: 4096,
-      // Prompt-caching breakpoints on the last tool and the system prompt (docs/ARCHITECTURE.md,
-      // "Prompts that stay bounded"); this opening is not marked as a slice's stable opening.
+      // Prompt-caching breakpoints on the last tool, the system prompt and the end of the
+      // conversation so far (docs/ARCHITECTURE.md, "Prompts that stay bounded").
       system: [{ type: 'text', text: 'You are careful.', cache_control: { type: 'ephemeral' } }],
-      messages: [{ role: 'user', content: [{ type: 'text', text: 'Build the campaign.' }] }],
+      messages: [
+        {
+          role: 'user',
+          content: [{ type: 'text', text: 'Build the campaign.', cache_control: { type: 'ephemeral' } }],
+        },
+      ],
       tools: [
         {
           name: 'create_campaign',
@@ -185,9 +190,19 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       },
       {
         role: 'user',
-        content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: '{"id":"c1"}', is_error: false }],
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'toolu_01',
+            content: '{"id":"c1"}',
+            is_error: false,
+            // The breakpoint moved to the end of the conversation.
+            cache_control: { type: 'ephemeral' },
+          },
+        ],
       },
     ]);
+    expect(requests[1].body.messages[0].content[0].cache_control).toBeUndefined();
   });
 
   it('merges consecutive tool results into one user message and marks failures is_error', async () => {
@@ -228,7 +243,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       content: [
         { type: 'tool_result', tool_use_id: 'toolu_a', content: '{"id":"a"}', is_error: false },
         { type: 'tool_result', tool_use_id: 'toolu_b', content: '{"error":"taken"}', is_error: true },
-        { type: 'text', text: 'Continue.' },
+        { type: 'text', text: 'Continue.', cache_control: { type: 'ephemeral' } },
       ],
     });
   });

@@ -82,9 +82,10 @@ export class AnthropicProvider implements ModelProvider {
 }
 
 /**
- * The Messages API request. With caching, up to three `cache_control` breakpoints, in the order
- * the API builds its cache prefix (tools, system, messages): the last tool, the system prompt and
- * the slice's opening message — the parts that stay the same across a slice's calls
+ * The Messages API request. With caching, up to four `cache_control` breakpoints, in the order
+ * the API builds its cache prefix (tools, system, messages): the last tool, the system prompt,
+ * the slice's opening message — the parts that stay the same across a slice's calls — and the end
+ * of the conversation so far
  * (docs/ARCHITECTURE.md, "Prompts that stay bounded"). A prefix shorter than the model's minimum
  * (1,024 tokens for Opus) is simply not cached; the breakpoint costs nothing then.
  */
@@ -101,13 +102,33 @@ export function toAnthropicBody(
     : caching
       ? [{ type: 'text', text: request.system, cache_control: EPHEMERAL }]
       : request.system;
+  const messages = toAnthropicMessages(request.messages, caching);
+  if (caching) markConversationEnd(messages);
   return {
     model: modelId,
     max_tokens: request.maxTokens ?? MAX_OUTPUT_TOKENS,
-    messages: toAnthropicMessages(request.messages, caching),
+    messages,
     ...(system ? { system } : {}),
     ...(tools.length ? { tools } : {}),
   };
+}
+
+/**
+ * The fourth breakpoint moves with the conversation: on the last block of the last message, so the
+ * next call of the slice reads everything up to here from the cache (the API looks back up to 20
+ * blocks from each breakpoint for an earlier one). This is what caches a slice whose stable part is
+ * below the 1,024-token minimum: its conversation grows past it within a few steps. Trimmed results
+ * stay trimmed (slice-conversation.ts), so an earlier call's prefix still matches.
+ */
+function markConversationEnd(messages: Anthropic.MessageParam[]): void {
+  const last = messages.at(-1);
+  if (!last || typeof last.content === 'string' || last.content.length === 0) return;
+  const block = last.content[last.content.length - 1] as { cache_control?: unknown };
+  if (block.cache_control) return;
+  last.content[last.content.length - 1] = {
+    ...last.content[last.content.length - 1],
+    cache_control: EPHEMERAL,
+  } as never;
 }
 
 export function toAnthropicTool(tool: ToolSpec): Anthropic.Tool {

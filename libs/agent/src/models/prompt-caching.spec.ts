@@ -71,7 +71,7 @@ describe('prompt caching, billed and priced', () => {
     expect(worstCasePrice(priceOf('gemini-2.5-pro'))).toEqual(priceOf('gemini-2.5-pro'));
   });
 
-  it('Anthropic: breakpoints on tools, system and opening; a write, then reads; usage and cost as billed', async () => {
+  it('Anthropic: breakpoints on tools, system, opening and the conversation end; a write, then reads; usage and cost as billed', async () => {
     const fake = new AnthropicBillingFake({ apiKey: KEY, next });
     const baseUrl = await fake.listen();
     try {
@@ -90,11 +90,13 @@ describe('prompt caching, billed and priced', () => {
       // First call: the whole prefix up to the opening is written; nothing read.
       expect(billed1.cacheWrite).toBeGreaterThan(1024);
       expect(billed1.cacheRead).toBe(0);
-      // Second call: the same prefix is read; only the new turns are uncached input.
+      // Second call: the same prefix is read; the new turns, up to the breakpoint that moved to the
+      // end of the conversation, are written for the next call to read; nothing is left uncached.
+      expect(fake.calls[1].body.messages.at(-1).content.at(-1).cache_control).toEqual({ type: 'ephemeral' });
       expect(billed2.cacheRead).toBe(billed1.cacheWrite);
-      expect(billed2.cacheWrite).toBe(0);
-      expect(billed2.uncached).toBeGreaterThan(0);
-      expect(billed2.uncached).toBeLessThan(100);
+      expect(billed2.cacheWrite).toBeGreaterThan(0);
+      expect(billed2.cacheWrite).toBeLessThan(100);
+      expect(billed2.uncached).toBe(0);
 
       expect(first.usage).toEqual(asUsage(billed1));
       expect(second.usage).toEqual(asUsage(billed2));

@@ -1,8 +1,11 @@
 import type { PlanStep } from '@vigil/kinds';
-import type { ScriptedMisbehaviour } from '@vigil/tasks';
+import type { Finding, ScriptedMisbehaviour } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider, ToolCall } from './model-provider';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
+
+/** Built-ins a plan may name that leave no logical step behind: each is played once per task. */
+const ONCE_PER_TASK = new Set(['message_user', 'request_human_input', 'read_output']);
 
 /** What the scripted agent plays from: the kind's plan, what the record shows done, its orders. */
 export interface ScriptedRun {
@@ -10,6 +13,8 @@ export interface ScriptedRun {
   plan(): readonly PlanStep[];
   /** Logical steps that succeeded: the slice's context, which the runtime updates as steps land. */
   doneSteps: ReadonlySet<string>;
+  /** Findings recorded so far (the slice's context): a plan's `record_finding` is done once recorded. */
+  findings?: readonly Finding[];
   options: ScriptedMisbehaviour;
   /** Claims a misbehaviour for the task, so each fires once per task; false if it already fired. */
   claimTrigger(name: string): Promise<boolean>;
@@ -25,10 +30,12 @@ function waitForAbort(signal: AbortSignal): Promise<never> {
 
 /**
  * The deterministic offline agent, a driver like the real models: it walks the kind's plan,
- * issuing the first step the record does not show as done, then claims completion. It reads no
- * prompt and costs nothing. It misbehaves on purpose when told to, as real agents do, each
- * misbehaviour once per task: crash (the whole process dies before the step), hang (the call never
- * returns until aborted), claim "done" early, forget its progress (redo writes already done).
+ * issuing the first step the record does not show as done (with the rest of its model turn when
+ * the plan groups calls into turns), then claims completion. It reads no prompt and costs
+ * nothing. It misbehaves on purpose when told to, as real agents do, each misbehaviour once per
+ * task: crash (the whole process dies before the step), hang (the call never returns until
+ * aborted), claim "done" early, forget its progress (redo writes already done). Positions count
+ * the plan's tool calls from 1, so `crashAtStep: n` dies just before the task's n-th call.
  */
 export class ScriptedProvider implements ModelProvider {
   readonly modelId = 'scripted';
@@ -50,17 +57,20 @@ export class ScriptedProvider implements ModelProvider {
     if (request.signal.aborted) return waitForAbort(request.signal);
     const plan = this.run.plan();
     // A step that failed earlier in this slice is tried again before anything is claimed.
-    const next = (await this.nextStep(plan)) ?? plan.find((step) => !this.run.doneSteps.has(step.key));
+    const next = (await this.nextStep(plan)) ?? (await this.firstUndone(plan));
     if (!next)
-      return this.reply('All planned steps are done.', 'finish_task', {
-        summary: 'All planned steps completed.',
-      });
+      return this.reply('All planned steps are done.', [
+        { name: 'finish_task', args: { summary: 'All planned steps completed.' } },
+      ]);
 
-    const position = plan.indexOf(next, this.forgetting ? 0 : this.cursor) + 1;
+    const index = plan.indexOf(next, this.forgetting ? 0 : this.cursor);
+    const position = index + 1;
     const options = this.run.options;
     if (options.falseFinishAfter !== undefined && position > options.falseFinishAfter) {
       if (await this.claim('falseFinishAfter')) {
-        return this.reply('Everything is built.', 'finish_task', { summary: 'The whole build is complete.' });
+        return this.reply('Everything is built.', [
+          { name: 'finish_task', args: { summary: 'The whole build is complete.' } },
+        ]);
       }
     }
     if (options.crashAtStep === position && (await this.claim('crashAtStep'))) {
@@ -70,8 +80,52 @@ export class ScriptedProvider implements ModelProvider {
     if (options.hangAtStep === position && (await this.claim('hangAtStep'))) {
       return waitForAbort(request.signal);
     }
-    this.issued.add(next.key);
-    return this.reply('', next.tool, next.args);
+    const turn = [next, ...this.restOfTurn(plan, plan.indexOf(next))];
+    for (const step of turn) this.issued.add(step.key);
+    return this.reply(
+      '',
+      turn.map((step) => ({ name: step.tool, args: step.args })),
+    );
+  }
+
+  /**
+   * The other calls of the step's model turn, in order, up to a misbehaviour's position: a crash
+   * or hang ordered for the n-th call happens in its own model call, just before that call.
+   */
+  private restOfTurn(plan: readonly PlanStep[], index: number): PlanStep[] {
+    const turn = plan[index].turn;
+    if (turn === undefined) return [];
+    const { crashAtStep, hangAtStep } = this.run.options;
+    const rest: PlanStep[] = [];
+    for (let i = index + 1; i < plan.length && plan[i].turn === turn; i++) {
+      if (i + 1 === crashAtStep || i + 1 === hangAtStep) break;
+      if (!this.isDone(plan[i]) && !this.issued.has(plan[i].key)) rest.push(plan[i]);
+    }
+    return rest;
+  }
+
+  /** Done as the record shows it: the logical step is done, or the plan's finding was recorded. */
+  private isDone(step: PlanStep): boolean {
+    if (this.run.doneSteps.has(step.key)) return true;
+    if (step.tool !== 'record_finding') return false;
+    return (this.run.findings ?? []).some(
+      (finding) => finding.title === step.args.title && finding.body === step.args.body,
+    );
+  }
+
+  /** A built-in with no logical step (a message, a question, a read) plays once per task. */
+  private async playedBefore(step: PlanStep): Promise<boolean> {
+    if (!ONCE_PER_TASK.has(step.tool) || this.issued.has(step.key)) return false;
+    return !(await this.run.claimTrigger(`plan:${step.key}`));
+  }
+
+  private async firstUndone(plan: readonly PlanStep[]): Promise<PlanStep | undefined> {
+    for (const step of plan) {
+      if (this.isDone(step)) continue;
+      if (ONCE_PER_TASK.has(step.tool)) continue;
+      return step;
+    }
+    return undefined;
   }
 
   private async nextStep(plan: readonly PlanStep[]): Promise<PlanStep | undefined> {
@@ -92,7 +146,12 @@ export class ScriptedProvider implements ModelProvider {
     }
     for (; this.cursor < plan.length; this.cursor++) {
       const step = plan[this.cursor];
-      if (!done.has(step.key) && !this.issued.has(step.key)) return step;
+      if (this.isDone(step) || this.issued.has(step.key)) continue;
+      if (await this.playedBefore(step)) {
+        this.issued.add(step.key);
+        continue;
+      }
+      return step;
     }
     return undefined;
   }
@@ -104,8 +163,12 @@ export class ScriptedProvider implements ModelProvider {
     return this.run.claimTrigger(name);
   }
 
-  private reply(text: string, name: string, args: Record<string, unknown>): GenerateResult {
-    const call: ToolCall = { id: `scripted_${++this.callCounter}`, name, args };
-    return { text, toolCalls: [call], usage: NO_USAGE };
+  private reply(text: string, calls: { name: string; args: Record<string, unknown> }[]): GenerateResult {
+    const toolCalls: ToolCall[] = calls.map((call) => ({
+      id: `scripted_${++this.callCounter}`,
+      name: call.name,
+      args: call.args,
+    }));
+    return { text, toolCalls, usage: NO_USAGE };
   }
 }

@@ -5,11 +5,13 @@ import {
   OnApplicationShutdown,
   OnModuleDestroy,
   OnModuleInit,
+  Optional,
 } from '@nestjs/common';
 import { BeforeApplicationShutdown } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { ControlSignals, InFlightCall } from '@vigil/tasks';
 import { HungCallError } from './call-watchdog';
+import { DrainMetrics } from './drain-metrics';
 
 export class SliceAbortedError extends Error {
   constructor(reason: string) {
@@ -55,6 +57,7 @@ export class ActiveSlices
   constructor(
     private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: Pick<VigilConfig, 'drainTimeoutMs'>,
+    @Optional() private readonly drainMetrics?: DrainMetrics,
   ) {}
 
   async onModuleInit(): Promise<void> {
@@ -96,7 +99,8 @@ export class ActiveSlices
     this.drainingSince ??= Date.now();
     const running = this.count();
     if (running > 0) this.logger.log(`draining ${running} slices (at most ${this.config.drainTimeoutMs} ms)`);
-    if (!(await this.whenIdle(this.config.drainTimeoutMs))) {
+    const drained = await this.whenIdle(this.config.drainTimeoutMs);
+    if (!drained) {
       this.logger.warn(`drain deadline passed: handing on ${this.count()} slices mid-step`);
       for (const slices of this.slices.values())
         for (const slice of slices)
@@ -104,6 +108,7 @@ export class ActiveSlices
       await this.whenIdle(5_000);
     }
     this.logger.log(`drained ${running} slices in ${Date.now() - this.drainingSince} ms`);
+    this.drainMetrics?.observe(Date.now() - this.drainingSince, drained ? 'drained' : 'deadline');
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -1,3 +1,4 @@
+import { FINDING_BODY_CHARS, FINDING_DATA_BYTES, FINDING_TITLE_CHARS, type Finding } from '@vigil/tasks';
 import type { ToolSpec } from '../models/model-provider';
 
 export const BUILTIN_TOOL_NAMES = [
@@ -24,8 +25,22 @@ const text = (description: string, field: string) => ({
 export const BUILTIN_TOOLS: ToolSpec[] = [
   {
     name: 'record_finding',
-    description: 'Saves a fact worth keeping for later slices and for the user. Saved at once.',
-    parameters: text('The finding, in one or two sentences.', 'text'),
+    description:
+      'Saves a result worth keeping for later slices and for the user, at once. The report is built from these.',
+    parameters: {
+      type: 'object',
+      properties: {
+        title: {
+          type: 'string',
+          description: 'A short title to list the finding by.',
+          maxLength: FINDING_TITLE_CHARS,
+        },
+        body: { type: 'string', description: 'The finding, in words.', maxLength: FINDING_BODY_CHARS },
+        data: { description: `Optional structured data (JSON, at most ${FINDING_DATA_BYTES} bytes).` },
+      },
+      required: ['title', 'body'],
+      additionalProperties: false,
+    },
   },
   {
     name: 'message_user',
@@ -62,9 +77,54 @@ export const UNBOUNDED_BUILTIN_TOOLS: ToolSpec[] = BUILTIN_TOOLS.filter(
   (tool) => tool.name !== 'read_output',
 );
 
-export function stringArg(args: Record<string, unknown>, field: string): string {
+export function stringArg(args: Record<string, unknown>, field: string, max = 4000): string {
   const value = args[field];
   if (typeof value !== 'string' || value.trim() === '')
     throw new Error(`${field} must be a non-empty string`);
-  return value.slice(0, 4000);
+  return value.slice(0, max);
+}
+
+/**
+ * A `record_finding` call's finding as it is stored (docs/ARCHITECTURE.md, "Findings"): title and
+ * body cut to their bounds, `data` refused past FINDING_DATA_BYTES of JSON (the model is told).
+ */
+export function findingArg(args: Record<string, unknown>, attempt: number, at: number): Finding {
+  const title = stringArg(args, 'title', FINDING_TITLE_CHARS);
+  const body = stringArg(args, 'body', FINDING_BODY_CHARS);
+  if (args.data === undefined) return { title, body, attempt, at };
+  const json = JSON.stringify(args.data);
+  if (json === undefined || Buffer.byteLength(json) > FINDING_DATA_BYTES)
+    throw new Error(
+      `data must be JSON of at most ${FINDING_DATA_BYTES} bytes; put the rest in body or a tool's output`,
+    );
+  return { title, body, data: args.data, attempt, at };
+}
+
+/** A built-in call with its arguments checked: what the slice session acts on. */
+export type BuiltinRequest =
+  | { tool: 'record_finding'; finding: Finding }
+  | { tool: 'message_user'; text: string }
+  | { tool: 'request_human_input'; question: string }
+  | { tool: 'finish_task'; summary: string }
+  | { tool: 'read_output'; key: string };
+
+/** Checks a built-in call's arguments; throws (a tool error for the model) when they are wrong. */
+export function parseBuiltin(
+  name: BuiltinToolName,
+  args: Record<string, unknown>,
+  attempt: number,
+  now = Date.now(),
+): BuiltinRequest {
+  switch (name) {
+    case 'record_finding':
+      return { tool: name, finding: findingArg(args, attempt, now) };
+    case 'message_user':
+      return { tool: name, text: stringArg(args, 'text') };
+    case 'request_human_input':
+      return { tool: name, question: stringArg(args, 'question') };
+    case 'finish_task':
+      return { tool: name, summary: stringArg(args, 'summary') };
+    case 'read_output':
+      return { tool: name, key: stringArg(args, 'key') };
+  }
 }

@@ -7,7 +7,7 @@ const MAX_LISTED_OUTPUTS = 200;
 /** The latest saved outputs shown in full in a bounded opening, and how much of each. */
 const RECENT_OUTPUTS = 3;
 const RECENT_OUTPUT_CHARS = 600;
-/** Findings listed by their first line in a bounded opening (the newest). */
+/** Findings listed by their title in a bounded opening (the newest). */
 const LISTED_FINDINGS = 20;
 const HUMAN_INPUT_CHARS = 4000;
 
@@ -71,7 +71,7 @@ export function buildPrompt(
       : '',
     recent.length ? `Latest saved outputs:\n${recent.join('\n')}` : '',
     findings.length
-      ? `Findings (${context.findings.length}${context.findings.length > LISTED_FINDINGS ? `, the latest ${LISTED_FINDINGS}` : ''}, by first line):\n${findings.join('\n')}`
+      ? `Findings (${context.findings.length}${context.findings.length > LISTED_FINDINGS ? `, the latest ${LISTED_FINDINGS}` : ''}, by title):\n${findings.join('\n')}`
       : '',
     task.humanInput
       ? `The user answered your question "${(task.humanQuestion ?? '').slice(0, HUMAN_INPUT_CHARS)}": ${task.humanInput.slice(0, HUMAN_INPUT_CHARS)}`

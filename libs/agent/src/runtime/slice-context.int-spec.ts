@@ -17,7 +17,7 @@ class StepModel implements ModelProvider {
     await this.during(call);
     const toolCall =
       call === 2
-        ? { id: `c${call}`, name: 'record_finding', args: { text: 'step 1 looked fine' } }
+        ? { id: `c${call}`, name: 'record_finding', args: { title: 'Step 1', body: 'step 1 looked fine' } }
         : { id: `c${call}`, name: 'noop_step', args: { index: call > 2 ? call - 1 : call } };
     return { text: '', toolCalls: [toolCall], usage: { inputTokens: 10, outputTokens: 10 } };
   }

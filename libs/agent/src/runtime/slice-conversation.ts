@@ -92,7 +92,10 @@ export class SliceConversation {
         if (isResult) seen++;
         const old = this.trim && isResult && results - seen >= RECENT_TOOL_RESULTS;
         if (turn.role === 'tool-pending') {
-          const full = (JSON.stringify(turn.payload) ?? 'null').slice(0, MAX_TOOL_RESULT_CHARS);
+          // A tool's text for the model (a catalog tool's) goes as it is; anything else as JSON.
+          const text =
+            typeof turn.payload === 'string' ? turn.payload : (JSON.stringify(turn.payload) ?? 'null');
+          const full = text.slice(0, MAX_TOOL_RESULT_CHARS);
           const line = old ? summaryLine(turn) : full;
           // A result already shorter than its summary stays as it is.
           const content = line.length < full.length ? line : full;

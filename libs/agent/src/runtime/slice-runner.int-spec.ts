@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { KindRegistry } from '@vigil/kinds';
+import { FakeToolGateway, KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import {
   ControlSignals,
@@ -50,6 +50,7 @@ describe('SliceRunner and held contexts', () => {
     new LoopLag(),
     ctx.config,
     'worker-under-test',
+    new FakeToolGateway([]),
   );
   afterAll(async () => {
     await queue.close();

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { providerOf, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry, PlanStep, TaskKind } from '@vigil/kinds';
+import { KindRegistry, KindServices, KindTool, PlanStep, TaskKind } from '@vigil/kinds';
 import { CODE_VERSION } from '@vigil/platform';
 import { TurnJob, TurnQueue, WakeQueue } from '@vigil/queue';
+import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import {
   FailureReason,
   IllegalTransitionError,
@@ -17,6 +18,7 @@ import {
   TaskStatus,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
+import { SpendMetrics } from '../models/spend-metrics';
 import { ModelProviders } from '../models/model-providers';
 import { ActiveSlices, DrainDeadlineError } from './active-slices';
 import { CallWatchdog, HungCallError } from './call-watchdog';
@@ -26,6 +28,7 @@ import { GlobalSpendGate } from './global-spend.gate';
 import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceContextCache } from './slice-context';
 import { SliceResult, SliceSession, SliceEnd } from './slice-session';
+import { progressHeartbeat, resolveTaskTools } from './task-tools';
 import { ToolExecutor, isFencingError } from './tool-executor';
 
 /** This Worker process's id (also its liveness connection's name). */
@@ -72,7 +75,13 @@ export class SliceRunner {
     private readonly loopLag: LoopLag,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject(WORKER_ID) private readonly workerId: string,
+    @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
+    @Optional() private readonly spendMetrics?: SpendMetrics,
   ) {}
+
+  private get services(): KindServices {
+    return { config: this.config, tools: this.gateway };
+  }
 
   /** True once this Worker is shutting down: new slice jobs go back to the queue for another. */
   get draining(): boolean {
@@ -100,7 +109,14 @@ export class SliceRunner {
     );
     heartbeat.start();
     try {
-      const created = this.createSession(claimed, job, controller, heartbeat);
+      const kind: TaskKind = this.kinds.get(task.kind);
+      const tools = await resolveTaskTools(kind, task, this.services, controller.signal);
+      if (typeof tools === 'string') {
+        heartbeat.stop();
+        await this.failTurn(task, job.attempt, 'tool_error', tools, RUNNING);
+        return 'failed_turn';
+      }
+      const created = this.createSession(claimed, job, controller, heartbeat, kind, tools);
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
@@ -189,23 +205,38 @@ export class SliceRunner {
     job: TurnJob,
     controller: AbortController,
     heartbeat: HeartbeatTimer,
+    kind: TaskKind,
+    tools: KindTool[],
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
     const { task, context } = claimed;
-    const kind: TaskKind = this.kinds.get(task.kind);
     // A task's input never changes, so neither does its plan: computed once per task and worker,
     // on first use, and frozen, since its steps' arguments are handed to tools in every later
     // slice. Reused only with a context that was still current: that proves it is the same task
     // (an id can come back with another input after Redis lost it, via a replayed Idempotency-Key).
     const plan: { current?: PlanStep[] } = { current: claimed.held?.plan };
+    const planOf = () =>
+      kind.scriptedPlan
+        ? kind.scriptedPlan({ input: task.input, agent: task.agent }, tools)
+        : kind.plan(task.input);
     const provider = this.providers.create(task.model, {
-      plan: () => (plan.current ??= deepFreeze(kind.plan(task.input))),
+      plan: () => (plan.current ??= deepFreeze(planOf())),
       doneSteps: context.doneSteps,
+      findings: context.findings,
       options: task.agent.scripted ?? {},
       claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
     });
     const session = new SliceSession({
       task,
       kind,
+      tools,
+      services: this.services,
+      onToolProgress: progressHeartbeat(heartbeat, () =>
+        this.tasks
+          .heartbeat(task.id, job.attempt, { loopLagMs: this.loopLag.sample() }, false)
+          .catch((error: unknown) =>
+            this.logger.warn(`task ${task.id}: progress beat failed: ${String(error)}`),
+          ),
+      ),
       attempt: job.attempt,
       slice: job.slice,
       context,
@@ -222,6 +253,7 @@ export class SliceRunner {
         attempt: job.attempt,
         budgetUsd: task.budgetUsd,
       }),
+      spendMetrics: this.spendMetrics,
       watchdog: this.watchdog,
       onHungCall: (call) => controller.abort(new HungCallError(call, 'deadline')),
       draining: () => this.active.draining,
@@ -255,11 +287,22 @@ export class SliceRunner {
         await this.wakeups.publish({ taskId: task.id, attempt, reason: 'verifying' });
         return 'verifying';
       case 'waiting_on_human':
+        // A write nobody can settle but a person (unresolved_write), or the agent's own question.
         await this.tasks.transition(task, 'waiting_on_human', {
           attempt,
           from: RUNNING,
-          fields: { humanQuestion: result.question ?? '', humanInput: null, statusReason: 'human_input' },
-          eventData: { question: result.question ?? '' },
+          fields: {
+            humanQuestion: result.question ?? '',
+            humanInput: null,
+            // The answer link's secret (docs/ARCHITECTURE.md, "Human hand-offs"): new for every question.
+            humanToken: randomBytes(18).toString('base64url'),
+            statusReason: result.unresolvedWrite ? 'unresolved_write' : 'human_input',
+            ...(result.unresolvedWrite ? { unresolvedWrite: result.unresolvedWrite } : {}),
+          },
+          eventData: {
+            question: result.question ?? '',
+            ...(result.unresolvedWrite ? { reason: 'unresolved_write' } : {}),
+          },
         });
         return 'waiting_on_human';
       case 'failed_turn':

@@ -1,5 +1,5 @@
-import type { VigilConfig } from '@vigil/config';
-import type { KindTool, TaskKind } from '@vigil/kinds';
+import { providerOf, type VigilConfig } from '@vigil/config';
+import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
 import type {
   ActionRecord,
   FailureReason,
@@ -8,17 +8,21 @@ import type {
   StepRecord,
   StepRecorder,
   TaskRecord,
+  UnresolvedWrite,
 } from '@vigil/tasks';
 import type { GenerateRequest, ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
+import { readFinding } from '@vigil/tasks';
 import { estimateCostUsd, priceOf, worstCasePrice } from '../models/price-table';
+import type { SpendMetrics } from '../models/spend-metrics';
 import { BudgetExhaustedError, ModelSpend } from './model-spend';
-import { BUILTIN_TOOLS, UNBOUNDED_BUILTIN_TOOLS, isBuiltinTool, stringArg } from './builtin-tools';
+import { BUILTIN_TOOLS, UNBOUNDED_BUILTIN_TOOLS, isBuiltinTool, parseBuiltin } from './builtin-tools';
 import type { CallWatchdog } from './call-watchdog';
 import { GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt, type PromptStyle } from './prompt-builder';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import { ToolExecutor, ToolOutcome } from './tool-executor';
+import { unresolvedWriteQuestion } from './unresolved-question';
 
 export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn' | 'paused';
 
@@ -30,11 +34,19 @@ export interface SliceResult {
   detail?: string;
   claim?: string;
   question?: string;
+  /** Why a slice ended `waiting_on_human` without the agent asking: a write nobody can settle but a person. */
+  unresolvedWrite?: UnresolvedWrite;
 }
 
 export interface SliceSessionDeps {
   task: TaskRecord;
   kind: TaskKind;
+  /** The task's tools: the kind's own and, for a kind that has them, the task's (`toolsFor`). */
+  tools: KindTool[];
+  /** What the task's tools are handed (config, the tool gateway). */
+  services: KindServices;
+  /** A tool's external system reported progress: proof of life, like a heartbeat. */
+  onToolProgress?: () => void;
   attempt: number;
   slice: number;
   context: SliceContext;
@@ -50,6 +62,8 @@ export interface SliceSessionDeps {
   recorder: StepRecorder;
   executor: ToolExecutor;
   money: ModelSpend;
+  /** Spend and tokens by provider and model, on the Worker's /metrics. */
+  spendMetrics?: Pick<SpendMetrics, 'record'>;
   watchdog: Pick<CallWatchdog, 'track'>;
   /** A call overran its deadline: the slice must end its turn (the runner aborts it). */
   onHungCall: (call: InFlightCall) => void;
@@ -91,11 +105,11 @@ export class SliceSession {
 
   constructor(private readonly deps: SliceSessionDeps) {
     const { task, kind, context } = deps;
-    this.tools = new Map(kind.tools.map((tool) => [tool.name, tool]));
+    this.tools = new Map(deps.tools.map((tool) => [tool.name, tool]));
     const style = deps.promptStyle ?? 'bounded';
     this.toolSpecs = [
       ...(style === 'bounded' ? BUILTIN_TOOLS : UNBOUNDED_BUILTIN_TOOLS),
-      ...kind.tools.map((tool) => ({
+      ...deps.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
         parameters: tool.parameters,
@@ -221,6 +235,7 @@ export class SliceSession {
     const price = priceOf(provider.modelId);
     if (price.input === 0 && price.output === 0) {
       const reply = await this.callModel(request);
+      this.deps.spendMetrics?.record(this.providerName(), provider.modelId, reply.usage, 0);
       return { ...reply, costUsd: 0, reservedUsd: 0 };
     }
     // Every prompt token at the dearest input rate: a cache write costs more than plain input.
@@ -235,8 +250,14 @@ export class SliceSession {
       throw new ChargedModelError(error, { costUsd: grant.grantedUsd, reservedUsd: grant.grantedUsd });
     }
     const costUsd = estimateCostUsd(provider, reply.usage);
+    this.deps.spendMetrics?.record(this.providerName(), provider.modelId, reply.usage, costUsd);
     await this.deps.money.settleGlobal(grant, costUsd);
     return { text: reply.text, toolCalls: reply.toolCalls, costUsd, reservedUsd: grant.grantedUsd };
+  }
+
+  /** Who runs this attempt (`anthropic`, `google`, `scripted`): the record's `provider`. */
+  private providerName(): string {
+    return providerOf(this.deps.provider.name, this.deps.config);
   }
 
   private callModel(request: GenerateRequest) {
@@ -269,12 +290,29 @@ export class SliceSession {
         input: task.input,
         outputs: context.outputs,
         signal,
-        services: { config },
+        services: this.deps.services,
+        ...(this.deps.onToolProgress ? { onProgress: this.deps.onToolProgress } : {}),
       }),
     );
     // A tool that gave up because the deadline aborted it returns an error: the turn ends on the abort.
     signal.throwIfAborted();
-    return this.recordStep({ tool: call.name, args, outcome, started, costUsd, reservedUsd, call });
+    const ended = await this.recordStep({
+      tool: call.name,
+      args,
+      outcome,
+      started,
+      costUsd,
+      reservedUsd,
+      call,
+    });
+    // Never repeated blindly (docs/ARCHITECTURE.md, invariant 4): the task waits for a person.
+    if (outcome.unresolved)
+      return {
+        end: 'waiting_on_human',
+        question: unresolvedWriteQuestion(outcome.unresolved),
+        unresolvedWrite: outcome.unresolved,
+      };
+    return ended;
   }
 
   private async builtin(
@@ -285,39 +323,33 @@ export class SliceSession {
     reservedUsd: number,
   ): Promise<SliceResult | undefined> {
     const step = { tool: call.name, args, started, costUsd, reservedUsd, call };
-    let text: string;
+    if (!isBuiltinTool(call.name)) throw new Error(`${call.name} is not a built-in`);
+    let request: ReturnType<typeof parseBuiltin>;
     try {
-      const field =
-        call.name === 'request_human_input'
-          ? 'question'
-          : call.name === 'finish_task'
-            ? 'summary'
-            : call.name === 'read_output'
-              ? 'key'
-              : 'text';
-      text = stringArg(args, field);
+      request = parseBuiltin(call.name, args, this.deps.attempt);
     } catch (error) {
       return this.recordStep({ ...step, outcome: failure(error) });
     }
-    if (call.name === 'read_output') {
+    if (request.tool === 'read_output') {
       // A read of the slice context's saved outputs, recorded like every other call.
       const { outputs } = this.deps.context;
-      const outcome: ToolOutcome = outputs.has(text)
-        ? { key: null, ok: true, result: { key: text, output: outputs.get(text) } }
-        : failure(`no saved output under ${text}: read_output takes a completed step's key`);
+      const outcome: ToolOutcome = outputs.has(request.key)
+        ? { key: null, ok: true, result: { key: request.key, output: outputs.get(request.key) } }
+        : failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
       return this.recordStep({ ...step, outcome });
     }
     const extra: StepDone['extra'] = {};
-    if (call.name === 'record_finding') extra.finding = { text, attempt: this.deps.attempt, at: Date.now() };
-    if (call.name === 'message_user') extra.message = { kind: 'agent', text };
+    if (request.tool === 'record_finding') extra.finding = request.finding;
+    if (request.tool === 'message_user') extra.message = { kind: 'agent', text: request.text };
     const failed = await this.recordStep({
       ...step,
       outcome: { key: null, ok: true, result: { ok: true } },
       extra,
     });
     if (failed) return failed;
-    if (call.name === 'finish_task') return { end: 'verifying', claim: text };
-    if (call.name === 'request_human_input') return { end: 'waiting_on_human', question: text };
+    if (request.tool === 'finish_task') return { end: 'verifying', claim: request.summary };
+    if (request.tool === 'request_human_input')
+      return { end: 'waiting_on_human', question: request.question };
     return undefined;
   }
 
@@ -361,9 +393,12 @@ export class SliceSession {
       context.doneSteps.add(outcome.key);
       if (outputJson !== undefined) context.outputs.set(outcome.key, JSON.parse(outputJson));
     }
-    if (extra.finding !== undefined) context.findings.push(JSON.parse(JSON.stringify(extra.finding)));
+    if (extra.finding !== undefined)
+      context.findings.push(readFinding(JSON.parse(JSON.stringify(extra.finding))));
     if (call) {
-      const payload = outcome.ok ? (outcome.result ?? { ok: true }) : { error: outcome.error };
+      const payload = outcome.ok
+        ? (outcome.shown ?? outcome.result ?? { ok: true })
+        : { error: outcome.error };
       this.conversation.toolResult(call, outcome.ok, payload, outcome.ok ? outcome.key : null);
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';

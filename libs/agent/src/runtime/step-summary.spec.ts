@@ -53,7 +53,10 @@ describe('what the runtime says is done', () => {
       doneSteps: new Set(Array.from({ length: done }, (_, i) => `step:${i}`)),
       outputs: new Map(Array.from({ length: done }, (_, i) => [`step:${i}`, { index: i, done: true }])),
       findings: Array.from({ length: done / 10 }, (_, i) => ({
-        text: `finding ${i}\n${'detail '.repeat(50)}`,
+        title: `finding ${i}`,
+        body: 'detail '.repeat(50),
+        attempt: 1,
+        at: i,
       })),
     });
     const size = (done: number) => {
@@ -68,7 +71,7 @@ describe('what the runtime says is done', () => {
       'Saved outputs (1390): one for each completed step. Read one with read_output',
     );
     expect(opening.content).toContain('- step:1389: {"index":1389,"done":true}');
-    expect(opening.content).toContain('Findings (139, the latest 20, by first line):\n- finding 119\n');
+    expect(opening.content).toContain('Findings (139, the latest 20, by title):\n- finding 119\n');
     expect(opening.content).not.toContain('detail');
     // The prompt as it was, for the bench's "before": every key.
     const before = buildPrompt(task, noopKind as TaskKind, context(1_390), '', 'unbounded').messages[0]

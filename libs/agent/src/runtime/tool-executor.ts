@@ -1,17 +1,29 @@
 import { Injectable } from '@nestjs/common';
-import type { KindTool, ToolContext } from '@vigil/kinds';
-import { JournalEntry, StaleAttemptError, TaskNotActiveError, WriteJournal } from '@vigil/tasks';
+import { ToolOutput, type KindTool, type ToolContext } from '@vigil/kinds';
+import { isOutcomeUnknown } from '@vigil/tools';
+import {
+  JournalEntry,
+  StaleAttemptError,
+  TaskNotActiveError,
+  WriteJournal,
+  type UnresolvedWrite,
+} from '@vigil/tasks';
 
 export interface ToolOutcome {
   key: string | null;
   ok: boolean;
+  /** What is saved as the step's output (and journalled for a write). */
   result?: unknown;
+  /** What the model is shown instead of `result`, when the tool says (a catalog tool's text). */
+  shown?: string;
   error?: string;
   /** Answered from the journal: the write had completed before and was not repeated. */
   deduplicated?: boolean;
   /** Found in the external system after an earlier attempt's outcome was unknown. */
   reconciled?: boolean;
   journal?: JournalEntry;
+  /** The write's earlier outcome is unknown and Vigil cannot find out: a person must say. */
+  unresolved?: UnresolvedWrite;
 }
 
 /** Errors that mean this slice lost the task: they abort the slice instead of becoming tool errors. */
@@ -22,7 +34,12 @@ export function isFencingError(error: unknown): boolean {
 const message = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
-/** Runs a kind's tool; writes go through the write journal so none is ever made twice. */
+/**
+ * Runs a kind's tool; writes go through the write journal so none is ever made twice
+ * (docs/ARCHITECTURE.md, invariant 4). A write whose earlier attempt left an intent without a
+ * result is looked up first when the tool can (`reconcile`), made again only when a repeat has no
+ * further effect (`repeatableWrite`), and otherwise never: the outcome is `unresolved`.
+ */
 @Injectable()
 export class ToolExecutor {
   constructor(private readonly journal: WriteJournal) {}
@@ -38,33 +55,61 @@ export class ToolExecutor {
 
     const state = await this.journal.begin(context.taskId, context.attempt, key, args);
     if (state.state === 'done') return { key, ok: true, result: state.entry.result, deduplicated: true };
-    if (state.state === 'unknown' && !tool.reconcile) {
-      return {
-        key,
-        ok: false,
-        error: `outcome of an earlier ${tool.name} is unknown and it cannot be reconciled`,
-      };
-    }
     if (state.state === 'unknown' && tool.reconcile) {
       const found = await this.attempt(key, () => tool.reconcile!(args, context));
       if (!found.ok) return found;
       if (found.result !== null && found.result !== undefined) {
         return { ...found, reconciled: true, journal: this.done(context.attempt, found.result, true) };
       }
+    } else if (state.state === 'unknown' && !tool.repeatableWrite) {
+      return this.unresolved(tool, key, args, 'an earlier');
     }
-    const outcome = await this.attempt(key, () => tool.execute(args, context));
-    return outcome.ok ? { ...outcome, journal: this.done(context.attempt, outcome.result, false) } : outcome;
+    let failure: unknown;
+    const outcome = await this.attempt(
+      key,
+      () => tool.execute(args, context),
+      (error) => (failure = error),
+    );
+    if (outcome.ok) return { ...outcome, journal: this.done(context.attempt, outcome.result, false) };
+    // The call failed after it may have taken effect (its answer was lost): settled now, while the
+    // model is still in this turn, rather than left for whichever call of the step comes next.
+    if (!isOutcomeUnknown(failure) || context.signal.aborted) return outcome;
+    if (tool.reconcile) {
+      const found = await this.attempt(key, () => tool.reconcile!(args, context));
+      if (found.ok && found.result !== null && found.result !== undefined)
+        return { ...found, reconciled: true, journal: this.done(context.attempt, found.result, true) };
+      return outcome;
+    }
+    return tool.repeatableWrite ? outcome : this.unresolved(tool, key, args, 'this');
+  }
+
+  private unresolved(tool: KindTool, key: string, args: Record<string, unknown>, which: string): ToolOutcome {
+    const name = tool.taskName ?? tool.name;
+    return {
+      key,
+      ok: false,
+      error: `the outcome of ${which} ${name} call is unknown, it has no lookup and may not be repeated: a person must say whether it happened`,
+      unresolved: { key, tool: name, args },
+    };
   }
 
   private done(attempt: number, result: unknown, reconciled: boolean): JournalEntry {
     return { state: 'done', attempt, at: Date.now(), result, ...(reconciled ? { reconciled } : {}) };
   }
 
-  private async attempt(key: string, call: () => Promise<unknown>): Promise<ToolOutcome> {
+  private async attempt(
+    key: string,
+    call: () => Promise<unknown>,
+    onError?: (error: unknown) => void,
+  ): Promise<ToolOutcome> {
     try {
-      return { key, ok: true, result: await call() };
+      const value = await call();
+      return value instanceof ToolOutput
+        ? { key, ok: true, result: value.saved, shown: value.shown }
+        : { key, ok: true, result: value };
     } catch (error) {
       if (isFencingError(error)) throw error;
+      onError?.(error);
       return { key, ok: false, error: message(error) };
     }
   }

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
+import { createPresenceConnection, REDIS, RedisKeys } from '@vigil/redis';
 
 /**
  * Makes this Worker process's life visible to the Watcher: it registers itself and holds one Redis
@@ -22,8 +22,8 @@ export class WorkerLiveness implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    this.connection = createRedis(this.config.redisUrl, this.keys.workerClientName(this.workerId));
-    await this.connection.ping();
+    // On a Redis Cluster: a connection to every master (docs/ARCHITECTURE.md, "Past one machine").
+    this.connection = await createPresenceConnection(this.config, this.keys.workerClientName(this.workerId));
     await this.register();
     // After a reconnect (a blip, a Redis restart) a Watcher may have forgotten this worker.
     this.connection.on('ready', () => {

@@ -1,8 +1,8 @@
 import { Logger } from '@nestjs/common';
 import type { TaskEvent } from '@vigil/events';
-import type { TaskRepository } from '@vigil/tasks';
+import { humanAnswerPath, type TaskReportReader, type TaskRepository } from '@vigil/tasks';
 import type { DeliveryOutbox } from '../delivery/delivery-outbox';
-import { composeForEvent, producesMessage } from '../messages/compose';
+import { composeForEvent, needsReport, producesMessage } from '../messages/compose';
 import type { AppendOutcome, MessageLog } from '@vigil/tasks';
 import { eventMessageId, toUserMessage } from '../messages/user-message';
 
@@ -18,13 +18,21 @@ export class EventHandler {
     private readonly tasks: TaskRepository,
     private readonly log: MessageLog,
     private readonly outbox: DeliveryOutbox,
+    /** Builds a mission's report for its completed message; without it the message has none. */
+    private readonly reports?: TaskReportReader,
+    /** PUBLIC_BASE_URL: answer links are absolute, so they work from a phone's mail or chat app. */
+    private readonly publicBaseUrl?: string,
   ) {}
 
   async handle(event: TaskEvent, now = Date.now()): Promise<AppendOutcome | 'ignored'> {
     if (!producesMessage(event.type) || !event.taskId) return 'ignored';
     const task = await this.tasks.get(event.taskId);
     if (!task) return 'ignored';
-    const draft = composeForEvent(event, task);
+    const report =
+      this.reports && needsReport(event.type, task) ? await this.reports.reportOf(task) : undefined;
+    const path = event.type === 'task.waiting_on_human' ? humanAnswerPath(task) : null;
+    const answerUrl = path && this.publicBaseUrl ? `${this.publicBaseUrl}${path}` : undefined;
+    const draft = composeForEvent(event, task, { report, answerUrl });
     if (!draft) return 'ignored';
     const message = toUserMessage(eventMessageId(task.id, event.id), task.id, event.attempt, draft, now);
     const entries = this.outbox.entriesFor(task, message);

@@ -4,6 +4,11 @@ import { agentText, humanInputText, pausedText, recoveryText, resumedText, stopp
 import { completedText, failedText } from './final-texts';
 import type { MessageDraft } from './user-message';
 
+/** Whether the message of this event carries the task's report (a mission's completion). */
+export function needsReport(type: TaskEventType, task: Pick<TaskRecord, 'kind'>): boolean {
+  return type === 'task.completed' && task.kind === 'mission';
+}
+
 /** Event types that may produce a user message (the live stream waits briefly for theirs). */
 export function producesMessage(type: TaskEventType): boolean {
   switch (type) {
@@ -27,8 +32,19 @@ export function producesMessage(type: TaskEventType): boolean {
   }
 }
 
+/** What a message may carry beside the record: a mission's report, for its completed message. */
+export interface ComposeExtras {
+  report?: string;
+  /** The absolute link of the answer page of the question a task waits on. */
+  answerUrl?: string;
+}
+
 /** The message one event means for the user, worded from the task record and the event's data. */
-export function composeForEvent(event: TaskEvent, task: TaskRecord): MessageDraft | null {
+export function composeForEvent(
+  event: TaskEvent,
+  task: TaskRecord,
+  extras: ComposeExtras = {},
+): MessageDraft | null {
   const data = event.data;
   switch (event.type) {
     case 'task.recovered':
@@ -38,7 +54,7 @@ export function composeForEvent(event: TaskEvent, task: TaskRecord): MessageDraf
       return text ? { kind: 'agent', text, final: false } : null;
     }
     case 'task.waiting_on_human':
-      return { kind: 'human_input', text: humanInputText(task, data), final: false };
+      return { kind: 'human_input', text: humanInputText(task, data, extras.answerUrl), final: false };
     case 'task.paused':
       return { kind: 'control', text: pausedText(task, data), final: false };
     case 'task.resumed':
@@ -46,7 +62,7 @@ export function composeForEvent(event: TaskEvent, task: TaskRecord): MessageDraf
     case 'task.cancelled':
       return { kind: 'control', text: stoppedText(task, data), final: true };
     case 'task.completed':
-      return { kind: 'completed', text: completedText(task), final: true };
+      return { kind: 'completed', text: completedText(task, extras.report), final: true };
     case 'task.failed':
       return { kind: 'failed', text: failedText(task), final: true };
     case 'task.created':

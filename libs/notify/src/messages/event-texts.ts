@@ -36,13 +36,16 @@ export function agentText(data: EventData): string | null {
   return text.length > 0 ? text : null;
 }
 
-export function humanInputText(task: TaskRecord, data: EventData): string {
+export function humanInputText(task: TaskRecord, data: EventData, answerUrl?: string): string {
   const asked =
     typeof data.question === 'string' && data.question.trim() ? data.question : task.humanQuestion;
   const question = bounded(asked ?? '') || '(the task did not say what it needs)';
   return [
     `Your task ${titleOf(task)} needs your input before it can continue: ${question}`,
-    `To answer, send POST /v1/tasks/${task.id}/input with a JSON body {"text": "<your answer>"}.`,
+    ...(answerUrl
+      ? [`Answer here: ${answerUrl} (the page works from any device, until it is answered).`]
+      : []),
+    `${answerUrl ? 'Or send' : 'To answer, send'} POST /v1/tasks/${task.id}/input with a JSON body {"text": "<your answer>"}.`,
     'The task waits until you answer.',
   ].join(' ');
 }

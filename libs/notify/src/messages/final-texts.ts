@@ -1,13 +1,20 @@
 import type { StructuredFailure, TaskRecord } from '@vigil/tasks';
 import { bounded, describeCheck, listOf, plural, sentence, stepsDone, titleOf } from './wording';
 
-/** The result as verified: the checks that passed against the external system, never the claim alone. */
-export function completedText(task: TaskRecord): string {
+/**
+ * The result as verified: the checks that passed against the external system, never the claim alone.
+ * A mission's message carries its report (docs/ARCHITECTURE.md, "The task report") as its body: the
+ * findings, the writes and the verification table the runtime recorded, in place of the summary.
+ */
+export function completedText(task: TaskRecord, report?: string): string {
   const passed = task.verification?.checks.filter((check) => check.passed) ?? [];
+  const opening = `Your task ${titleOf(task)} is complete, and the result was verified.`;
+  if (task.kind === 'mission' && report)
+    return `${opening} The report below is built from what Vigil recorded (GET /v1/tasks/${task.id}/report).\n\n${report}`;
   const result = task.result as { summary?: unknown } | null;
   const summary = typeof result?.summary === 'string' ? bounded(result.summary, 1_000) : '';
   return [
-    `Your task ${titleOf(task)} is complete, and the result was verified.`,
+    opening,
     passed.length > 0
       ? `Checks that passed: ${passed.map(describeCheck).join('; ')}.`
       : 'It had no completion checks to run.',

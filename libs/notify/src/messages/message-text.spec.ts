@@ -93,6 +93,17 @@ describe('message texts (from the record only)', () => {
     expect(draft!.text).toContain('POST /v1/tasks/tsk_fixture/input');
   });
 
+  it('human input carries the absolute answer link when there is one', () => {
+    const url = 'https://vigil.example.com/h/tsk_fixture.s3cret-token-value-xyz';
+    const draft = composeForEvent(
+      taskEvent('task.waiting_on_human', { question: 'Which ad account?' }),
+      taskRecord(),
+      { answerUrl: url },
+    );
+    expect(draft!.text).toContain(`Answer here: ${url}`);
+    expect(draft!.text).toContain('Or send POST /v1/tasks/tsk_fixture/input');
+  });
+
   it('completed lists the verified checks that passed, not the failed ones', () => {
     const text = completedText(
       taskRecord({
@@ -192,4 +203,36 @@ describe('message texts (from the record only)', () => {
       expect(composeForEvent(taskEvent(type, { currentStep: 'x' }), taskRecord())).toBeNull();
     },
   );
+});
+
+describe('the completed message of a mission', () => {
+  const verified = {
+    status: 'completed' as const,
+    verification: {
+      passed: true,
+      checks: [{ check: 'http_json', expected: 1, actual: 1, passed: true }],
+      at: 2,
+    },
+    result: { summary: 'I did everything perfectly.' },
+  };
+
+  it('carries the report as its body, not the agent summary', () => {
+    const task = taskRecord({ ...verified, kind: 'mission', title: 'File the ticket' });
+    const report = '# File the ticket\n\n## Verification\n\n| http_json | 1 | 1 | pass |\n';
+    const draft = composeForEvent(taskEvent('task.completed'), task, { report });
+    expect(draft?.kind).toBe('completed');
+    expect(draft?.text).toBe(
+      `Your task "File the ticket" is complete, and the result was verified. The report below is built from what Vigil recorded (GET /v1/tasks/tsk_fixture/report).\n\n${report}`,
+    );
+    expect(draft?.text).not.toContain('Summary:');
+  });
+
+  it('leaves the other kinds’ completed message as it was, report or not', () => {
+    const task = taskRecord({ ...verified, kind: 'noop' });
+    const withReport = composeForEvent(taskEvent('task.completed'), task, { report: '# a report' });
+    expect(withReport?.text).toBe(completedText(task));
+    expect(withReport?.text).toContain('Checks that passed: http_json (expected 1, found 1).');
+    expect(withReport?.text).toContain('Summary: I did everything perfectly.');
+    expect(withReport?.text).not.toContain('# a report');
+  });
 });

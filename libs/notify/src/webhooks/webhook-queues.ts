@@ -19,7 +19,7 @@ export class WebhookQueues {
     private readonly config: VigilConfig,
     private readonly keys: RedisKeys,
   ) {
-    const connection = bullConnection(config.redisUrl);
+    const connection = bullConnection(config);
     this.queues = keys
       .allShards()
       .map(

@@ -4,6 +4,7 @@ import type { Redis } from 'ioredis';
 import type { VigilConfig } from '@vigil/config';
 import { bullConnection } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
+import type { WebhookMetrics } from './webhook-metrics';
 import type { WebhookJob } from './webhook-queues';
 import { WebhookSender } from './webhook-sender';
 
@@ -32,10 +33,11 @@ export class WebhookWorkers {
     private readonly keys: RedisKeys,
     private readonly config: VigilConfig,
     private readonly sender: WebhookSender,
+    private readonly metrics?: WebhookMetrics,
   ) {}
 
   start(): void {
-    const connection = bullConnection(this.config.redisUrl);
+    const connection = bullConnection(this.config);
     // An attempt cannot outlive its timeout, so a lock a little longer suffices and a killed
     // notifier's in-flight delivery is retried within seconds rather than BullMQ's default 30 s.
     const lockDuration = this.config.webhookTimeoutMs + 5_000;
@@ -61,7 +63,9 @@ export class WebhookWorkers {
 
   private async onFailed(shard: number, job: Job<WebhookJob>, error: Error): Promise<void> {
     // BullMQ reports every failed attempt; only a finished job (no retry left) is dead.
+    this.metrics?.failedAttempt(Boolean(job.finishedOn));
     if (!job.finishedOn) return;
+    this.metrics?.deadLettered();
     const entry: DeadLetter = {
       messageId: job.data.message.id,
       taskId: job.data.message.taskId,

@@ -1,3 +1,5 @@
+import type { Finding } from './finding';
+
 /**
  * What the runtime records beside a task's record (docs/ARCHITECTURE.md, "Redis key layout"):
  * the action log, the logical steps done, their saved outputs, findings and the write journal.
@@ -31,13 +33,27 @@ export interface JournalEntry {
   args?: Record<string, unknown>;
   result?: unknown;
   reconciled?: boolean;
+  /** A person answered that the write happened (`POST /v1/tasks/:id/input` with `resolution: "done"`). */
+  resolvedBy?: 'person';
+}
+
+/**
+ * A write whose outcome is unknown and that can be neither looked up nor safely repeated: the
+ * task waits for a person to say whether it happened (statusReason `unresolved_write`).
+ */
+export interface UnresolvedWrite {
+  /** The logical step, the journal's key. */
+  key: string;
+  /** The tool as the task names it (`create_ticket`, `files.write_file`). */
+  tool: string;
+  args: Record<string, unknown>;
 }
 
 /** The part of a task's recorded context a slice works from (the journal stays in Redis). */
 export interface SliceContext {
   doneSteps: Set<string>;
   outputs: Map<string, unknown>;
-  findings: unknown[];
+  findings: Finding[];
 }
 
 /** All that is known about a task's past, all of it recorded by the runtime: the Watcher's view. */

@@ -6,6 +6,7 @@ import { InvalidCursorError } from '../task-errors';
 import type { TaskRecord } from '../task.types';
 import { ContextReply } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
+import { readFinding } from './finding';
 import {
   emptySliceContext,
   type ActionRecord,
@@ -74,7 +75,7 @@ export class TaskContextStore {
       outputs: new Map(
         Object.entries(value(2) as Record<string, string>).map(([k, v]) => [k, parse<unknown>(v)]),
       ),
-      findings: (value(3) as string[]).map((raw) => parse<unknown>(raw)),
+      findings: (value(3) as string[]).map((raw) => readFinding(parse<unknown>(raw))),
       journal: new Map(
         Object.entries(value(4) as Record<string, string>).map(([k, v]) => [k, parse<JournalEntry>(v)]),
       ),
@@ -107,7 +108,7 @@ export class TaskContextStore {
     const context: SliceContext = {
       doneSteps: new Set(done),
       outputs: new Map(),
-      findings: findings.map((raw) => parse<unknown>(raw)),
+      findings: findings.map((raw) => readFinding(parse<unknown>(raw))),
     };
     for (let i = 0; i < outputs.length; i += 2)
       context.outputs.set(outputs[i], parse<unknown>(outputs[i + 1]));

@@ -66,4 +66,32 @@ export class WriteJournal {
     );
     return code === ScriptCode.Applied;
   }
+
+  /**
+   * Settles the write a task waits on (statusReason `unresolved_write`) as a person answered:
+   * `done` records `result` as the write's result and the step as done, `not_done` removes the
+   * intent so the write is made again. `settled` when this call settled it, `already` when an
+   * earlier answer did; a task that is not waiting on an unresolved write is refused
+   * (TaskNotActiveError with its status).
+   */
+  async resolveUnresolved(
+    taskId: string,
+    resolution: 'done' | 'not_done',
+    result: unknown,
+    now = Date.now(),
+  ): Promise<'settled' | 'already'> {
+    const [code, status] = await this.scripts.run<[number, TaskStatus, string]>(
+      'resolve-unresolved-write',
+      [
+        this.keys.task(taskId),
+        this.keys.journal(taskId),
+        this.keys.doneSteps(taskId),
+        this.keys.outputs(taskId),
+      ],
+      [resolution, JSON.stringify(result ?? null), now],
+    );
+    if (code === ScriptCode.Applied) return 'settled';
+    if (code === ScriptCode.Existing) return 'already';
+    throw scriptRefusal(code, taskId, { status, storedAttempt: 0 });
+  }
 }

@@ -1,5 +1,6 @@
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { ConversationStore } from '../conversations/conversation-store';
 import { MessageLog } from '../history/message-log';
 import { SpendLedger } from '../history/spend-ledger';
 import { StepRecorder } from '../history/step-recorder';
@@ -68,6 +69,8 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       });
       const stored = (await tasks.get(id))!;
       await journal.recordReconciled(stored, `step:${i}`, { state: 'done', attempt: 2, at: 0 }, {});
+      // Refused (the task waits on no unresolved write), but its keys are what counts here.
+      await journal.resolveUnresolved(id, 'not_done', null).catch(() => undefined);
       await tasks.deferSweep(stored, 'deadline', Date.now());
       const message = {
         id: `${id}-m`,
@@ -80,12 +83,27 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       await messages.append(message, false, [], Date.now());
       await messages.claimUpdate(id, 1, null, [], { now: Date.now(), intervalMs: 1000, streamMaxLen: 100 });
     }
+    const conversations = new ConversationStore(ctx.redis, ctx.keys);
+    await conversations.claimMessage('tenant0', 'conv-1', 'm1');
+    const entry = { role: 'user' as const, text: 'hi', at: 0 };
+    await conversations.recordTurn('tenant0', 'conv-1', {
+      user: entry,
+      reply: entry,
+      messageId: 'm1',
+      startedTaskId: 'slot-task-0',
+      active: true,
+    });
     await spend.reserveGlobal(0.01);
     // Every task script ran; the global spend counter is one key of its own, outside every shard.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));
     const global = calls.filter((call) => call.name === 'reserve-global-spend');
     expect(global.map((call) => call.keys)).toEqual([[ctx.keys.spend()]]);
-    for (const call of calls.filter((c) => c.name !== 'reserve-global-spend')) {
+    for (const call of calls.filter((c) => c.name.includes('conversation'))) {
+      expect(new Set(call.keys.map(clusterSlot)).size).toBe(1);
+    }
+    for (const call of calls.filter(
+      (c) => c.name !== 'reserve-global-spend' && !c.name.includes('conversation'),
+    )) {
       const slots = new Set(call.keys.map(clusterSlot));
       expect({ script: call.name, slots: slots.size }).toEqual({ script: call.name, slots: 1 });
       const taskKey = call.keys[0];

@@ -65,3 +65,10 @@ export function scriptRefusal(
       return new Error(`task script returned unknown code ${code}`);
   }
 }
+
+/** claim-conversation-message's answer (codes.lua, `CONVERSATION`). */
+export enum ConversationClaimCode {
+  Claimed = 0,
+  Duplicate = 1,
+  Pending = 2,
+}

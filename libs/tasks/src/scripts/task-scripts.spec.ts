@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LUA_SOURCES } from '../lua/scripts.generated';
-import { ContextReply, MessageScriptCode, ScriptCode } from './script-codes';
+import { ContextReply, ConversationClaimCode, MessageScriptCode, ScriptCode } from './script-codes';
 import { TASK_SCRIPT_KEYS, taskScriptDefinitions } from './task-scripts';
 
 const LUA_DIR = join(__dirname, '..', 'lua');
@@ -93,5 +93,6 @@ describe('the task scripts', () => {
     expect(luaTable('CODE')).toEqual(enumTable(ScriptCode));
     expect(luaTable('MESSAGE')).toEqual(enumTable(MessageScriptCode));
     expect(luaTable('CONTEXT')).toEqual(enumTable(ContextReply));
+    expect(luaTable('CONVERSATION')).toEqual(enumTable(ConversationClaimCode));
   });
 });

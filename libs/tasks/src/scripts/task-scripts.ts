@@ -17,11 +17,14 @@ export const TASK_SCRIPT_KEYS = {
   'record-step': 9,
   'journal-intent': 2,
   'reconcile-journal': 4,
+  'resolve-unresolved-write': 4,
   'touch-index': 2,
   'reserve-global-spend': 1,
   'reserve-task-spend': 1,
   'append-message': 5,
   'claim-update': 6,
+  'claim-conversation-message': 1,
+  'record-conversation-turn': 4,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

@@ -1,4 +1,4 @@
-import { noopKind, TaskKind } from '@vigil/kinds';
+import { FakeToolGateway, noopKind, TaskKind } from '@vigil/kinds';
 import type { RedisTestContext } from '@vigil/testing';
 import {
   SpendLedger,
@@ -29,6 +29,8 @@ export function modelSession(
   return new SliceSession({
     ...slice,
     kind: noopKind as TaskKind,
+    tools: noopKind.tools as TaskKind['tools'],
+    services: { config: ctx.config, tools: new FakeToolGateway([]) },
     attempt: 1,
     slice: 1,
     signal: new AbortController().signal,

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { loadConfig } from '@vigil/config';
-import type { TaskKind } from '@vigil/kinds';
+import { FakeToolGateway, type TaskKind } from '@vigil/kinds';
 import type {
   JournalEntry,
   RecordedStep,
@@ -152,6 +152,8 @@ export async function runPromptTask(options: PromptRunOptions): Promise<PromptRu
       const session = new SliceSession({
         task,
         kind,
+        tools: kind.tools,
+        services: { config, tools: new FakeToolGateway([]) },
         attempt: 1,
         slice: slices,
         context,

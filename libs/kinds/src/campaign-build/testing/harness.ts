@@ -1,6 +1,7 @@
 import { loadConfig } from '@vigil/config';
 import type { CheckResult } from '@vigil/tasks';
 import type { CheckContext, KindServices, PlanStep, TaskKind, ToolContext } from '../../task-kind';
+import { FakeToolGateway } from '../../mission/testing/fake-tool-gateway';
 
 /** Drives a kind the way the runtime does (step keys, saved outputs), for tests and local experiments. */
 export class KindHarness<Input> {
@@ -14,7 +15,7 @@ export class KindHarness<Input> {
   ) {
     const env: Record<string, string> = { META_API_BASE_URL: meta.baseUrl };
     if (meta.accessToken) env.META_ACCESS_TOKEN = meta.accessToken;
-    this.services = { config: loadConfig(env) };
+    this.services = { config: loadConfig(env), tools: new FakeToolGateway([]) };
   }
 
   toolContext(signal = new AbortController().signal): ToolContext<Input> {
@@ -57,7 +58,9 @@ export class KindHarness<Input> {
   async check(name?: string): Promise<CheckResult[]> {
     const context: CheckContext<Input> = {
       taskId: 'tsk_test',
+      tenantId: 'acme',
       input: this.input,
+      findings: [],
       actions: [],
       doneSteps: new Set(),
       outputs: new Map(),

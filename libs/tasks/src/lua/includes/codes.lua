@@ -28,3 +28,8 @@ local MESSAGE_OTHER_FINAL = -11
 -- load-slice answers whether the caller's held context is current or the context is included.
 local CONTEXT_HELD = 0
 local CONTEXT_INCLUDED = 1
+
+-- claim-conversation-message answers whether the caller processes the message.
+local CONVERSATION_CLAIMED = 0
+local CONVERSATION_DUPLICATE = 1
+local CONVERSATION_PENDING = 2

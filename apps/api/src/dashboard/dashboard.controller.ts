@@ -1,0 +1,97 @@
+import { Body, Controller, Get, Inject, Param, ParseEnumPipe, Post, Query, Req, Res } from '@nestjs/common';
+import { ApiExcludeController } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CONTROL_FROM, PauseTaskUseCase, ResumeTaskUseCase, StopTaskUseCase } from '@vigil/control';
+import {
+  boardPage,
+  DASHBOARD_BASE,
+  DASHBOARD_SCRIPT,
+  DASHBOARD_STYLE,
+  TaskBoard,
+  TaskDetailsReader,
+  taskPage,
+} from '@vigil/dashboard';
+import { TaskNotFoundError, TaskRepository } from '@vigil/tasks';
+import { requireCsrf, sessionCsrfToken } from './csrf';
+import {
+  BoardQuery,
+  boardFilter,
+  ControlForm,
+  DASHBOARD_CONTROLS,
+  DashboardControl,
+} from './dashboard-queries';
+
+/** The task dashboard's pages and buttons (docs/ARCHITECTURE.md, "The task dashboard"). */
+@ApiExcludeController()
+@Controller('admin/tasks')
+export class DashboardController {
+  constructor(
+    private readonly board: TaskBoard,
+    private readonly details: TaskDetailsReader,
+    private readonly tasks: TaskRepository,
+    private readonly stopTask: StopTaskUseCase,
+    private readonly pauseTask: PauseTaskUseCase,
+    private readonly resumeTask: ResumeTaskUseCase,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+  ) {}
+
+  @Get()
+  async list(@Query() query: BoardQuery, @Req() request: Request, @Res() response: Response): Promise<void> {
+    sessionCsrfToken(request, response);
+    const filter = boardFilter(query);
+    const board = await this.board.read(filter);
+    this.html(response, boardPage(board, filter, this.config.staleAfterMs));
+  }
+
+  @Get('assets/dashboard.js')
+  script(@Res() response: Response): void {
+    response.type('text/javascript').setHeader('Cache-Control', 'no-cache');
+    response.send(DASHBOARD_SCRIPT);
+  }
+
+  @Get('assets/dashboard.css')
+  style(@Res() response: Response): void {
+    response.type('text/css').setHeader('Cache-Control', 'no-cache');
+    response.send(DASHBOARD_STYLE);
+  }
+
+  @Get(':id')
+  async task(@Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
+    const csrf = sessionCsrfToken(request, response);
+    const details = await this.details.read(id, CONTROL_FROM);
+    this.html(response, taskPage(details, csrf, this.config.staleAfterMs));
+  }
+
+  /** The same use cases as `POST /v1/tasks/:id/<control>`, on the task's own tenant; then back to the page. */
+  @Post(':id/:control')
+  async control(
+    @Param('id') id: string,
+    @Param('control', new ParseEnumPipe(Object.fromEntries(DASHBOARD_CONTROLS.map((c) => [c, c]))))
+    control: DashboardControl,
+    @Body() form: ControlForm,
+    @Req() request: Request,
+    @Res() response: Response,
+  ): Promise<void> {
+    requireCsrf(request, form?.csrf);
+    const task = await this.tasks.get(id);
+    if (!task) throw new TaskNotFoundError(id);
+    switch (control) {
+      case 'stop':
+        await this.stopTask.execute(task.tenantId, id);
+        break;
+      case 'pause':
+        await this.pauseTask.execute(task.tenantId, id);
+        break;
+      case 'resume':
+        await this.resumeTask.execute(task.tenantId, id);
+        break;
+    }
+    response.redirect(303, `${DASHBOARD_BASE}/${encodeURIComponent(id)}`);
+  }
+
+  private html(response: Response, page: string): void {
+    response.type('text/html; charset=utf-8').setHeader('Cache-Control', 'no-store');
+    response.send(page);
+  }
+}

@@ -1,0 +1,114 @@
+import { loadConfig } from '@vigil/config';
+import { FakeToolGateway, missionKind, type MissionInput, type PlanStep } from '@vigil/kinds';
+import type { Finding, ScriptedMisbehaviour, ScriptedTurn } from '@vigil/tasks';
+import type { GenerateRequest } from './model-provider';
+import { ScriptedProvider } from './scripted.provider';
+
+const gateway = new FakeToolGateway([
+  { catalogName: 'files.write_file', effect: 'write', handle: () => ({ text: '', raw: {} }) },
+  { catalogName: 'files.read_file', effect: 'read', handle: () => ({ text: '', raw: {} }) },
+]);
+const input: MissionInput = { goal: 'g', tools: ['files'] };
+const plan: ScriptedTurn[] = [
+  [
+    { tool: 'files.write_file', args: { path: 'a' } },
+    { tool: 'files.write_file', args: { path: 'b' } },
+  ],
+  { tool: 'message_user', args: { text: 'halfway' } },
+  { tool: 'record_finding', args: { title: 'Two files', body: 'a and b' } },
+  { tool: 'files.read_file', args: { path: 'a' } },
+];
+
+async function missionPlan(): Promise<PlanStep[]> {
+  const tools = await missionKind.toolsFor!(
+    { id: 't', tenantId: 'acme', input },
+    { config: loadConfig({}), tools: gateway },
+  );
+  return missionKind.scriptedPlan!({ input, agent: { scripted: { plan } } }, tools);
+}
+
+const request = (): GenerateRequest => ({
+  system: '',
+  messages: [],
+  tools: [],
+  signal: new AbortController().signal,
+});
+
+/** A scripted slice over a mission plan: the record's done steps and findings, and fired triggers. */
+function slice(steps: PlanStep[], options: ScriptedMisbehaviour = {}, fired = new Set<string>()) {
+  const doneSteps = new Set<string>();
+  const findings: Finding[] = [];
+  const provider = new ScriptedProvider('opus', {
+    plan: () => steps,
+    doneSteps,
+    findings,
+    options,
+    claimTrigger: async (name) => !fired.has(name) && Boolean(fired.add(name)),
+  });
+  /** The next model turn's calls, each then recorded as done the way the runtime would. */
+  const turn = async () => {
+    const reply = await provider.generate(request());
+    for (const call of reply.toolCalls) {
+      const step = steps.find(
+        (s) => s.tool === call.name && JSON.stringify(s.args) === JSON.stringify(call.args),
+      );
+      if (call.name === 'record_finding')
+        findings.push({ title: String(call.args.title), body: String(call.args.body), attempt: 1, at: 0 });
+      else if (step && !step.key.startsWith('plan:')) doneSteps.add(step.key);
+    }
+    return reply.toolCalls.map((call) => `${call.name} ${JSON.stringify(call.args)}`);
+  };
+  return { turn, doneSteps, findings };
+}
+
+describe('the scripted agent on a mission plan', () => {
+  it('plays each turn as one reply, named as the model sees the tools, then claims completion', async () => {
+    const steps = await missionPlan();
+    expect(steps.map((step) => [step.tool, step.turn])).toEqual([
+      ['files__write_file', 0],
+      ['files__write_file', 0],
+      ['message_user', 1],
+      ['record_finding', 2],
+      ['files__read_file', 3],
+    ]);
+    const { turn } = slice(steps);
+    expect(await turn()).toEqual(['files__write_file {"path":"a"}', 'files__write_file {"path":"b"}']);
+    expect(await turn()).toEqual(['message_user {"text":"halfway"}']);
+    expect(await turn()).toEqual(['record_finding {"title":"Two files","body":"a and b"}']);
+    expect(await turn()).toEqual(['files__read_file {"path":"a"}']);
+    expect(await turn()).toEqual(['finish_task {"summary":"All planned steps completed."}']);
+  });
+
+  it('resumes from the record in a later slice: done writes, recorded findings and sent messages are not played again', async () => {
+    const steps = await missionPlan();
+    const fired = new Set<string>();
+    const first = slice(steps, {}, fired);
+    await first.turn();
+    await first.turn();
+    await first.turn();
+    const second = new ScriptedProvider('opus', {
+      plan: () => steps,
+      doneSteps: first.doneSteps,
+      findings: first.findings,
+      options: {},
+      claimTrigger: async (name) => !fired.has(name) && Boolean(fired.add(name)),
+    });
+    expect((await second.generate(request())).toolCalls.map((call) => call.name)).toEqual([
+      'files__read_file',
+    ]);
+  });
+
+  it('crashAtStep counts calls across turns: the process dies just before the n-th call, after the calls before it', async () => {
+    const kill = jest.spyOn(process, 'kill').mockImplementation(() => true);
+    try {
+      const { turn } = slice(await missionPlan(), { crashAtStep: 2 });
+      // The turn is cut before its second call, which comes in a model call of its own.
+      expect(await turn()).toEqual(['files__write_file {"path":"a"}']);
+      expect(kill).not.toHaveBeenCalled();
+      await turn();
+      expect(kill).toHaveBeenCalledWith(process.pid, 'SIGKILL');
+    } finally {
+      kill.mockRestore();
+    }
+  });
+});

@@ -1,0 +1,78 @@
+/**
+ * The operator's tool catalog (VIGIL_TOOLS), as parsed and validated at boot. Values keep their
+ * `${VAR}` placeholders: the environment is read when a server is spawned or a tool is called, so
+ * no secret sits in an object that someone might log (docs/ARCHITECTURE.md, "Tools from outside").
+ */
+
+/** Per tool of an MCP server: how a write of it is found again after an unknown outcome. */
+export interface McpWriteEntry {
+  /** A read tool of the same server; `arguments` may hold `{{idempotencyKey}}` and `{{argument}}`. */
+  lookup?: { tool: string; arguments: Record<string, unknown>; found: string };
+  /** Only these arguments make the write's logical step (else all of them). */
+  keyArguments?: string[];
+  /** The argument that carries the idempotency key to the server (set by Vigil on each call). */
+  idempotencyArgument?: string;
+}
+
+interface McpServerCommon {
+  writes: Record<string, McpWriteEntry>;
+  timeoutMs?: number;
+}
+
+export interface StdioServerEntry extends McpServerCommon {
+  transport: 'stdio';
+  command: string;
+  args: string[];
+  env: Record<string, string>;
+  cwd?: string;
+}
+
+export interface StreamableHttpServerEntry extends McpServerCommon {
+  transport: 'http';
+  url: string;
+  headers: Record<string, string>;
+}
+
+export type McpServerEntry = StdioServerEntry | StreamableHttpServerEntry;
+
+export const HTTP_TOOL_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+export type HttpToolMethod = (typeof HTTP_TOOL_METHODS)[number];
+
+export interface HttpToolEntry {
+  description: string;
+  method: HttpToolMethod;
+  /** May hold `{{argument}}` (filled URL-encoded) and `${VAR}`. */
+  url: string;
+  /** JSON Schema (type object) of the arguments. */
+  input: Record<string, unknown>;
+  headers: Record<string, string>;
+  write: boolean;
+  idempotencyHeader?: string;
+  lookup?: { method: HttpToolMethod; url: string; found: string };
+  keyArguments?: string[];
+  timeoutMs?: number;
+}
+
+export interface CatalogConversationDefaults {
+  tools: string[];
+  exitCriteria?: { check: string; expected?: unknown; args?: Record<string, unknown> }[];
+  budgetUsd?: number;
+  evidence?: 'findings_only';
+  agent?: Record<string, unknown>;
+}
+
+export interface TenantToolsEntry {
+  /** Server names (all their tools), `server.tool`, or HTTP tool names. */
+  allow: string[];
+  conversationDefaults?: CatalogConversationDefaults;
+}
+
+export interface ToolCatalog {
+  /** The file it was read from (for messages). */
+  path: string;
+  mcpServers: Record<string, McpServerEntry>;
+  httpTools: Record<string, HttpToolEntry>;
+  tenants: Record<string, TenantToolsEntry>;
+  /** Every `${VAR}` the catalog references; all were set at boot. */
+  variables: string[];
+}

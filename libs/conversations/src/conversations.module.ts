@@ -1,0 +1,28 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
+import { HandleMessageUseCase } from './handle-message.use-case';
+import { HumanAnswerUseCase } from './human/human-answer.use-case';
+import { createMessageRouter, MESSAGE_ROUTER } from './model-router';
+import { ReadConversationUseCase } from './read-conversation.use-case';
+
+/** Conversations: routing each message, acting on it, and reading the conversation back. */
+@Module({})
+export class ConversationsModule {
+  /** `control` is the API's one ControlModule instance: messages act through the same use cases as the routes. */
+  static forRoot(control: DynamicModule): DynamicModule {
+    const useCases = [HandleMessageUseCase, ReadConversationUseCase, HumanAnswerUseCase];
+    return {
+      module: ConversationsModule,
+      imports: [control],
+      providers: [
+        ...useCases,
+        {
+          provide: MESSAGE_ROUTER,
+          inject: [VIGIL_CONFIG],
+          useFactory: (config: VigilConfig) => createMessageRouter(config),
+        },
+      ],
+      exports: useCases,
+    };
+  }
+}

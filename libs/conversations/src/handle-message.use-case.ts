@@ -1,0 +1,255 @@
+import { Inject, Injectable } from '@nestjs/common';
+import {
+  CreateTaskDto,
+  CreateTaskUseCase,
+  GetTaskReportUseCase,
+  PauseTaskUseCase,
+  ProvideInputUseCase,
+  ResumeTaskUseCase,
+  StopTaskUseCase,
+} from '@vigil/control';
+import {
+  ControlSignals,
+  ConversationEntry,
+  ConversationStore,
+  readFinding,
+  TaskContextStore,
+  TaskRecord,
+  TaskRepository,
+} from '@vigil/tasks';
+import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
+import { assertConversationId, isTestConversation, MessageInProgressError } from './conversation-errors';
+import type { ConversationMessageDto } from './conversation-message.dto';
+import type { Intent, Route } from './message-classifier';
+import { MESSAGE_ROUTER, type MessageRouter, type RoutedMessage } from './model-router';
+import { findingsReply, listReply, noDefaultsReply, OFFLINE_ANSWER, statusReply } from './task-answers';
+
+export interface ConversationReply {
+  route: Route;
+  reply: string;
+  taskId?: string;
+}
+
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
+/** The router model's answer must come within this, or the rules decide. */
+const ROUTE_DEADLINE_MS = 10_000;
+
+/**
+ * One message of a conversation (docs/ARCHITECTURE.md, "Conversations"): routed (`simple`,
+ * `tools`, `mission`), acted on with the same use cases as the API's routes, and recorded with
+ * its reply, so a message id is processed once and the conversation reads back in order.
+ */
+@Injectable()
+export class HandleMessageUseCase {
+  constructor(
+    private readonly conversations: ConversationStore,
+    private readonly tasks: TaskRepository,
+    private readonly contexts: TaskContextStore,
+    private readonly signals: ControlSignals,
+    private readonly create: CreateTaskUseCase,
+    private readonly stop: StopTaskUseCase,
+    private readonly pause: PauseTaskUseCase,
+    private readonly resume: ResumeTaskUseCase,
+    private readonly input: ProvideInputUseCase,
+    private readonly report: GetTaskReportUseCase,
+    @Inject(MESSAGE_ROUTER) private readonly router: MessageRouter,
+    @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
+  ) {}
+
+  async execute(
+    tenantId: string,
+    conversationId: string,
+    message: ConversationMessageDto,
+  ): Promise<ConversationReply> {
+    assertConversationId(conversationId);
+    const { messageId } = message;
+    if (messageId) {
+      const claim = await this.conversations.claimMessage(tenantId, conversationId, messageId);
+      if (claim.state === 'duplicate') return replyOf(claim.reply);
+      if (claim.state === 'pending') throw new MessageInProgressError(messageId);
+    }
+    const at = Date.now();
+    try {
+      const { reply, startedTaskId, active } = await this.answer(tenantId, conversationId, message);
+      const entry: ConversationEntry = { role: 'vigil', at: Date.now(), ...reply.entry };
+      await this.conversations.recordTurn(tenantId, conversationId, {
+        user: { role: 'user', text: message.text, at, ...(messageId ? { messageId } : {}) },
+        reply: entry,
+        messageId,
+        startedTaskId,
+        active,
+      });
+      return replyOf(entry);
+    } catch (error) {
+      // Refused (a 400 or a 409): the same message id may be sent again once it is fixed.
+      if (messageId) await this.conversations.releaseMessage(tenantId, conversationId, messageId);
+      throw error;
+    }
+  }
+
+  private async answer(
+    tenantId: string,
+    conversationId: string,
+    message: ConversationMessageDto,
+  ): Promise<{
+    reply: { entry: Omit<ConversationEntry, 'role' | 'at'> };
+    startedTaskId?: string;
+    active?: boolean;
+  }> {
+    if (message.task) return this.startMission(tenantId, conversationId, message, null, { ...message.task });
+    const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS));
+    const target = await this.targetTask(tenantId, conversationId, routed.taskId);
+    const entry = (route: Route, intent: Intent, text: string, taskId?: string) => ({
+      reply: { entry: { route, intent, text, decidedBy: routed.decidedBy, ...(taskId ? { taskId } : {}) } },
+    });
+
+    // A person's answer to the question a mission is waiting on: a plain reply, not a control,
+    // a question about the tasks or a request for new work (which starts a mission of its own).
+    const asked = target?.status === 'waiting_on_human' && target.statusReason === 'human_input';
+    if (asked && routed.intent === 'answer') {
+      await this.input.execute(tenantId, target.id, { text: message.text });
+      return entry(
+        'tools',
+        'resume',
+        `Passed your answer to "${target.title}" (${target.id}); it continues.`,
+        target.id,
+      );
+    }
+    if (routed.route === 'mission')
+      return this.startMission(tenantId, conversationId, message, routed, undefined);
+    if (routed.route === 'simple') return entry('simple', 'answer', routed.reply ?? OFFLINE_ANSWER);
+
+    if (routed.intent === 'list_tasks') {
+      const ids = await this.conversations.taskIds(tenantId, conversationId);
+      const tasks = (await Promise.all(ids.map((id) => this.tasks.get(id)))).filter(
+        (task): task is TaskRecord => task !== null && task.tenantId === tenantId,
+      );
+      return entry('tools', 'list_tasks', listReply(tasks));
+    }
+    if (!target)
+      return entry(
+        'tools',
+        routed.intent,
+        'This conversation has no mission yet. Describe the work and I will start one.',
+      );
+    switch (routed.intent) {
+      case 'stop':
+        return entry('tools', 'stop', statusReply(await this.stop.execute(tenantId, target.id)), target.id);
+      case 'pause':
+        return entry('tools', 'pause', statusReply(await this.pause.execute(tenantId, target.id)), target.id);
+      case 'resume':
+        return entry(
+          'tools',
+          'resume',
+          statusReply(await this.resume.execute(tenantId, target.id)),
+          target.id,
+        );
+      case 'findings': {
+        const page = await this.contexts.findingsPage(target.id, 100);
+        return entry('tools', 'findings', findingsReply(target, page.data.map(readFinding)), target.id);
+      }
+      case 'report':
+        return entry('tools', 'report', await this.report.execute(tenantId, target.id), target.id);
+      default:
+        return entry('tools', 'status', statusReply(target), target.id);
+    }
+  }
+
+  /**
+   * A mission from the text and the tenant's conversation defaults (or from an explicit task).
+   * Unless the message asks to run alongside, the active mission is paused and archived first:
+   * everything kept, resumable by its id.
+   */
+  private async startMission(
+    tenantId: string,
+    conversationId: string,
+    message: ConversationMessageDto,
+    routed: RoutedMessage | null,
+    explicit: CreateTaskDto | undefined,
+  ) {
+    let dto = explicit;
+    if (!dto) {
+      const defaults = this.tools.conversationDefaults(tenantId);
+      if (!defaults)
+        return {
+          reply: { entry: { route: 'mission' as const, intent: 'mission', text: noDefaultsReply(tenantId) } },
+        };
+      dto = Object.assign(new CreateTaskDto(), {
+        kind: 'mission',
+        title: message.text.slice(0, 120),
+        input: {
+          goal: message.text,
+          tools: defaults.tools,
+          ...(defaults.evidence ? { evidence: defaults.evidence } : {}),
+        },
+        ...(defaults.exitCriteria ? { exitCriteria: defaults.exitCriteria } : {}),
+        ...(defaults.budgetUsd !== undefined ? { budgetUsd: defaults.budgetUsd } : {}),
+        ...(defaults.agent ? { agent: defaults.agent } : {}),
+      }) as CreateTaskDto;
+    }
+    dto.conversationId = conversationId;
+    if (isTestConversation(conversationId)) dto.sandbox = true;
+    const alongside = routed?.alongside ?? false;
+    const previous = alongside ? null : await this.activeMission(tenantId, conversationId);
+    const { task } = await this.create.execute(tenantId, dto);
+    const archived = previous ? await this.archive(previous) : false;
+    const note = archived
+      ? ` The previous mission "${previous!.title}" (${previous!.id}) is paused and archived; resume it by its id.`
+      : '';
+    return {
+      reply: {
+        entry: {
+          route: 'mission' as const,
+          intent: 'mission',
+          taskId: task.id,
+          ...(routed ? { decidedBy: routed.decidedBy } : {}),
+          text: `Started "${task.title}" as a mission (${task.id}). You will hear how it goes every few minutes, and get its verified result.${note}`,
+        },
+      },
+      startedTaskId: task.id,
+      active: !alongside || !previous,
+    };
+  }
+
+  private async archive(task: TaskRecord): Promise<boolean> {
+    try {
+      await this.tasks.transition(task, 'paused', {
+        from: ['queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'retrying'],
+        fields: { statusReason: 'archived', archived: '1' },
+        eventData: { by: 'conversation', reason: 'archived' },
+      });
+    } catch {
+      // It ended (or is being verified) meanwhile: nothing to archive.
+      return false;
+    }
+    await this.signals.publish({ taskId: task.id, action: 'pause' });
+    return true;
+  }
+
+  private async activeMission(tenantId: string, conversationId: string): Promise<TaskRecord | null> {
+    const id = await this.conversations.activeTaskId(tenantId, conversationId);
+    const task = id ? await this.tasks.get(id) : null;
+    return task && task.tenantId === tenantId && !TERMINAL.has(task.status) ? task : null;
+  }
+
+  /** The task a message is about: the one it names (the tenant's own only), else the active mission, else the latest. */
+  private async targetTask(
+    tenantId: string,
+    conversationId: string,
+    named?: string,
+  ): Promise<TaskRecord | null> {
+    if (named) return this.tasks.getForTenant(named, tenantId);
+    const active = await this.conversations.activeTaskId(tenantId, conversationId);
+    const ids = active ? [active] : (await this.conversations.taskIds(tenantId, conversationId)).slice(-1);
+    const task = ids[0] ? await this.tasks.get(ids[0]) : null;
+    return task && task.tenantId === tenantId ? task : null;
+  }
+}
+
+function replyOf(entry: ConversationEntry): ConversationReply {
+  return {
+    route: entry.route ?? 'simple',
+    reply: entry.text,
+    ...(entry.taskId ? { taskId: entry.taskId } : {}),
+  };
+}

@@ -1,0 +1,202 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createMessageRouter } from './model-router';
+
+type Handler = (path: string, body: Record<string, any>, req: IncomingMessage) => unknown;
+
+/** A loopback server that records every request and answers with `handler`'s JSON. */
+async function loopback(
+  handler: Handler,
+): Promise<{ url: string; bodies: Record<string, any>[]; server: Server }> {
+  const bodies: Record<string, any>[] = [];
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    let raw = '';
+    req.on('data', (chunk) => (raw += chunk));
+    req.on('end', () => {
+      const body = JSON.parse(raw || '{}');
+      bodies.push({ path: req.url, headers: req.headers, ...body });
+      const answer = handler(req.url ?? '', body, req);
+      res.writeHead(answer === undefined ? 500 : 200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify(answer ?? { error: { type: 'api_error', message: 'boom' } }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server };
+}
+
+const settings = {
+  anthropicModel: 'claude-opus-4-1',
+  geminiModel: 'gemini-2.5-pro',
+  anthropicApiKey: undefined as string | undefined,
+  anthropicBaseUrl: undefined as string | undefined,
+  geminiApiKey: undefined as string | undefined,
+  geminiBaseUrl: undefined as string | undefined,
+  routerModel: undefined as string | undefined,
+};
+
+describe('the router model, through the real SDKs against loopback fakes of their wire formats', () => {
+  const servers: Server[] = [];
+  afterEach(() => servers.splice(0).forEach((server) => server.close()));
+  const signal = () => new AbortController().signal;
+
+  it('asks Claude for a forced route_message tool call and takes its input as the decision', async () => {
+    const fake = await loopback((path) =>
+      path === '/v1/messages'
+        ? {
+            id: 'msg_1',
+            type: 'message',
+            role: 'assistant',
+            model: 'claude-haiku-4-5',
+            content: [
+              {
+                type: 'tool_use',
+                id: 'toolu_1',
+                name: 'route_message',
+                input: {
+                  route: 'simple',
+                  intent: 'answer',
+                  alongside: false,
+                  reply: 'Vigil runs long jobs.',
+                },
+              },
+            ],
+            stop_reason: 'tool_use',
+            usage: { input_tokens: 120, output_tokens: 30 },
+          }
+        : undefined,
+    );
+    servers.push(fake.server);
+    const router = createMessageRouter({
+      ...settings,
+      routerModel: 'claude-haiku-4-5',
+      anthropicApiKey: 'sk-ant-test',
+      anthropicBaseUrl: fake.url,
+    });
+
+    const routed = await router.route('What can you do?', signal());
+
+    expect(routed).toMatchObject({
+      route: 'simple',
+      intent: 'answer',
+      reply: 'Vigil runs long jobs.',
+      decidedBy: 'model',
+    });
+    const [request] = fake.bodies;
+    expect(request.model).toBe('claude-haiku-4-5');
+    expect(request.headers['x-api-key']).toBe('sk-ant-test');
+    expect(request.tool_choice).toEqual({ type: 'tool', name: 'route_message' });
+    expect(request.tools[0].input_schema.properties.route.enum).toEqual(['simple', 'tools', 'mission']);
+  });
+
+  it('asks Gemini for JSON under responseJsonSchema and parses the answer', async () => {
+    const fake = await loopback((path) =>
+      path?.startsWith('/v1beta/models/gemini-2.5-flash:generateContent')
+        ? {
+            candidates: [
+              {
+                content: {
+                  role: 'model',
+                  parts: [{ text: '{"route":"mission","intent":"mission","alongside":true}' }],
+                },
+                finishReason: 'STOP',
+              },
+            ],
+            usageMetadata: { promptTokenCount: 90, candidatesTokenCount: 12, totalTokenCount: 102 },
+          }
+        : undefined,
+    );
+    servers.push(fake.server);
+    const router = createMessageRouter(
+      {
+        ...settings,
+        routerModel: 'gemini-2.5-flash',
+        geminiApiKey: 'gm-test',
+        geminiBaseUrl: fake.url,
+      },
+      // Jest's sandbox: the SDK's fetch must come from the test's realm (as in gemini.provider.spec).
+      { fetch: (url, init) => fetch(url, init) },
+    );
+
+    const routed = await router.route('Research ten CRMs in parallel', signal());
+
+    expect(routed).toMatchObject({ route: 'mission', alongside: true, decidedBy: 'model' });
+    const [request] = fake.bodies;
+    expect(request.generationConfig.responseMimeType).toBe('application/json');
+    expect(request.generationConfig.responseJsonSchema.required).toEqual(['route', 'intent', 'alongside']);
+    expect(request.headers['x-goog-api-key']).toBe('gm-test');
+  });
+
+  it('falls back to the documented rules when the model fails or answers off the schema', async () => {
+    const failing = await loopback(() => undefined);
+    const offSchema = await loopback(() => ({
+      id: 'msg_2',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-haiku-4-5',
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_2',
+          name: 'route_message',
+          input: { route: 'everything', intent: 'x' },
+        },
+      ],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }));
+    servers.push(failing.server, offSchema.server);
+    for (const url of [failing.url, offSchema.url]) {
+      const router = createMessageRouter({
+        ...settings,
+        routerModel: 'claude-haiku-4-5',
+        anthropicApiKey: 'sk-ant-test',
+        anthropicBaseUrl: url,
+      });
+      await expect(router.route('stop the mission', signal())).resolves.toMatchObject({
+        route: 'tools',
+        intent: 'stop',
+        decidedBy: 'rules',
+      });
+    }
+  });
+
+  it('never lets a model invent a task id the message does not name', async () => {
+    const fake = await loopback(() => ({
+      id: 'msg_3',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-haiku-4-5',
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_3',
+          name: 'route_message',
+          input: { route: 'tools', intent: 'status', alongside: false, taskId: 'tsk_invented123' },
+        },
+      ],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }));
+    servers.push(fake.server);
+    const router = createMessageRouter({
+      ...settings,
+      routerModel: 'claude-haiku-4-5',
+      anthropicApiKey: 'sk-ant-test',
+      anthropicBaseUrl: fake.url,
+    });
+    const routed = await router.route('how is it going?', signal());
+    expect(routed.taskId).toBeUndefined();
+    expect(routed.intent).toBe('status');
+  });
+
+  it('uses the rules when no ROUTER_MODEL is set, or its provider has no key', async () => {
+    for (const config of [settings, { ...settings, routerModel: 'claude-haiku-4-5' }]) {
+      await expect(
+        createMessageRouter(config).route('Research our competitors', signal()),
+      ).resolves.toMatchObject({
+        route: 'mission',
+        decidedBy: 'rules',
+      });
+    }
+  });
+});

@@ -1,0 +1,195 @@
+import type Anthropic from '@anthropic-ai/sdk';
+import type { GoogleGenAI } from '@google/genai';
+import type { VigilConfig } from '@vigil/config';
+import { createAnthropicClient, createGeminiClient } from '@vigil/agent';
+import { classifyMessage, type Classification, type Intent, type Route } from './message-classifier';
+
+/** A routed message; `reply` is the router model's own answer to a `simple` message. */
+export interface RoutedMessage extends Classification {
+  reply?: string;
+  /** `model` when ROUTER_MODEL decided, `rules` when the documented fallback did. */
+  decidedBy: 'model' | 'rules';
+}
+
+/** Nest token of the MessageRouter this process uses. */
+export const MESSAGE_ROUTER = Symbol('MESSAGE_ROUTER');
+
+/** Routes one message: the cheap ROUTER_MODEL when configured, the documented rules otherwise. */
+export interface MessageRouter {
+  route(text: string, signal: AbortSignal): Promise<RoutedMessage>;
+}
+
+const ROUTES: Route[] = ['simple', 'tools', 'mission'];
+const INTENTS: Intent[] = [
+  'answer',
+  'status',
+  'stop',
+  'pause',
+  'resume',
+  'list_tasks',
+  'findings',
+  'report',
+  'mission',
+];
+
+/** The structured output asked of the router model: one object, every field typed and bounded. */
+export const ROUTING_SCHEMA = {
+  type: 'object',
+  properties: {
+    route: {
+      type: 'string',
+      enum: ROUTES,
+      description:
+        "simple: answer it in one reply. tools: a question about, or a control of (stop, pause, resume), the user's tasks. mission: many-step work to run in the background.",
+    },
+    intent: { type: 'string', enum: INTENTS },
+    taskId: { type: 'string', description: 'a task id (tsk_…) the message names, if any' },
+    alongside: {
+      type: 'boolean',
+      description: 'true only if the user asks to run it beside the current mission',
+    },
+    reply: { type: 'string', description: 'for route simple: the answer, at most a few sentences' },
+  },
+  required: ['route', 'intent', 'alongside'],
+  additionalProperties: false,
+} as const;
+
+const SYSTEM =
+  'You route messages sent to Vigil, a runtime that runs long AI-agent jobs ("missions") in the background ' +
+  'and reports on them. Classify the message with the route_message tool. Never start work yourself.';
+
+/** The model's answer, checked: anything off the schema falls back to the rules. */
+function checked(value: unknown, text: string): RoutedMessage | undefined {
+  if (!value || typeof value !== 'object') return undefined;
+  const answer = value as Record<string, unknown>;
+  if (!ROUTES.includes(answer.route as Route) || !INTENTS.includes(answer.intent as Intent)) return undefined;
+  const rules = classifyMessage(text);
+  return {
+    route: answer.route as Route,
+    intent: answer.intent as Intent,
+    alongside: answer.alongside === true,
+    // A task id counts only if the message really names it: a model may not invent one.
+    ...(rules.taskId ? { taskId: rules.taskId } : {}),
+    ...(typeof answer.reply === 'string' && answer.reply.trim()
+      ? { reply: answer.reply.slice(0, 4000) }
+      : {}),
+    rule: 'model',
+    decidedBy: 'model',
+  };
+}
+
+export class RulesRouter implements MessageRouter {
+  async route(text: string): Promise<RoutedMessage> {
+    return { ...classifyMessage(text), decidedBy: 'rules' };
+  }
+}
+
+/** Claude with a forced tool call: the tool's input is the structured answer. */
+export class AnthropicRouter implements MessageRouter {
+  constructor(
+    private readonly client: Anthropic,
+    private readonly model: string,
+    private readonly fallback = new RulesRouter(),
+  ) {}
+
+  async route(text: string, signal: AbortSignal): Promise<RoutedMessage> {
+    try {
+      const message = await this.client.messages.create(
+        {
+          model: this.model,
+          max_tokens: 512,
+          system: SYSTEM,
+          tools: [
+            {
+              name: 'route_message',
+              description: 'Routes the message.',
+              input_schema: ROUTING_SCHEMA as never,
+            },
+          ],
+          tool_choice: { type: 'tool', name: 'route_message' },
+          messages: [{ role: 'user', content: text }],
+        },
+        { signal },
+      );
+      const call = message.content.find((block) => block.type === 'tool_use');
+      return checked(call?.type === 'tool_use' ? call.input : undefined, text) ?? this.fallback.route(text);
+    } catch (error) {
+      signal.throwIfAborted();
+      return {
+        ...(await this.fallback.route(text)),
+        rule: `rules (router model failed: ${String(error).slice(0, 120)})`,
+      };
+    }
+  }
+}
+
+/** Gemini with a JSON response schema (`responseJsonSchema`, the full JSON Schema form). */
+export class GeminiRouter implements MessageRouter {
+  constructor(
+    private readonly client: GoogleGenAI,
+    private readonly model: string,
+    private readonly fallback = new RulesRouter(),
+  ) {}
+
+  async route(text: string, signal: AbortSignal): Promise<RoutedMessage> {
+    try {
+      const response = await this.client.models.generateContent({
+        model: this.model,
+        contents: [{ role: 'user', parts: [{ text }] }],
+        config: {
+          systemInstruction: SYSTEM.replace('with the route_message tool', 'as JSON'),
+          responseMimeType: 'application/json',
+          responseJsonSchema: ROUTING_SCHEMA,
+          maxOutputTokens: 512,
+          abortSignal: signal,
+        },
+      });
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(response.text ?? '');
+      } catch {
+        parsed = undefined;
+      }
+      return checked(parsed, text) ?? this.fallback.route(text);
+    } catch (error) {
+      signal.throwIfAborted();
+      return {
+        ...(await this.fallback.route(text)),
+        rule: `rules (router model failed: ${String(error).slice(0, 120)})`,
+      };
+    }
+  }
+}
+
+/**
+ * The router for this configuration: ROUTER_MODEL names a Claude (`claude-…`) or Gemini
+ * (`gemini-…`) model whose key is set; otherwise, or with no ROUTER_MODEL, the rules decide.
+ */
+export function createMessageRouter(
+  config: Pick<
+    VigilConfig,
+    | 'routerModel'
+    | 'anthropicApiKey'
+    | 'anthropicBaseUrl'
+    | 'anthropicModel'
+    | 'geminiApiKey'
+    | 'geminiBaseUrl'
+    | 'geminiModel'
+  >,
+  options: { timeoutMs?: number; fetch?: typeof fetch } = {},
+): MessageRouter {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const model = config.routerModel;
+  if (model?.startsWith('claude') && config.anthropicApiKey)
+    return new AnthropicRouter(createAnthropicClient(config, { maxRetries: 1, timeoutMs }), model);
+  if (model?.startsWith('gemini') && config.geminiApiKey)
+    return new GeminiRouter(
+      createGeminiClient(config, {
+        attempts: 1,
+        timeoutMs,
+        ...(options.fetch ? { fetch: options.fetch } : {}),
+      }),
+      model,
+    );
+  return new RulesRouter();
+}

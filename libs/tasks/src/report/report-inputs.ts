@@ -1,0 +1,11 @@
+import type { ActionRecord, JournalEntry } from '../history/history.types';
+import type { TaskRecord } from '../task.types';
+
+/** Everything a report is built from: the record and what the runtime recorded beside it. */
+export interface ReportInputs {
+  task: TaskRecord;
+  /** As stored; each is read with `readFinding`, whatever shape it was recorded in. */
+  findings: readonly unknown[];
+  actions: readonly ActionRecord[];
+  journal: ReadonlyMap<string, JournalEntry>;
+}

@@ -1,0 +1,26 @@
+import { Global, Module } from '@nestjs/common';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CatalogToolGateway } from './catalog-tool-gateway';
+import { TOOL_GATEWAY } from './tool-gateway';
+
+/**
+ * The tools from outside for every app that imports it: TOOL_GATEWAY built from the catalog parsed
+ * at boot (an empty one without VIGIL_TOOLS). The gateway stops the stdio servers it spawned on
+ * application shutdown (docs/ARCHITECTURE.md, "Tools from outside").
+ */
+@Global()
+@Module({
+  providers: [
+    {
+      provide: TOOL_GATEWAY,
+      inject: [VIGIL_CONFIG],
+      useFactory: (config: VigilConfig) =>
+        new CatalogToolGateway(config.toolCatalog, {
+          toolCallTimeoutMs: config.toolCallTimeoutMs,
+          allowPrivate: config.toolsAllowPrivate,
+        }),
+    },
+  ],
+  exports: [TOOL_GATEWAY],
+})
+export class ToolsModule {}
