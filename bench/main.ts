@@ -20,6 +20,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   prompts: async () => (await import('./prompts.bench')).runPromptsBench,
   cluster: async () => (await import('./cluster.bench')).runClusterBench,
   'mcp-overhead': async () => (await import('./mcp-overhead.bench')).runMcpOverheadBench,
+  conversations: async () => (await import('./conversations.bench')).runConversationsBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
