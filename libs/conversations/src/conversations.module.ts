@@ -1,9 +1,10 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
-import { HandleMessageUseCase } from './handle-message.use-case';
+import { HandleMessageUseCase, TOOLS_LOOP } from './handle-message.use-case';
 import { HumanAnswerUseCase } from './human/human-answer.use-case';
 import { createMessageRouter, MESSAGE_ROUTER } from './model-router';
 import { ReadConversationUseCase } from './read-conversation.use-case';
+import { createToolsLoop } from './tools-loop';
 
 /** Conversations: routing each message, acting on it, and reading the conversation back. */
 @Module({})
@@ -20,6 +21,11 @@ export class ConversationsModule {
           provide: MESSAGE_ROUTER,
           inject: [VIGIL_CONFIG],
           useFactory: (config: VigilConfig) => createMessageRouter(config),
+        },
+        {
+          provide: TOOLS_LOOP,
+          inject: [VIGIL_CONFIG],
+          useFactory: (config: VigilConfig) => createToolsLoop(config),
         },
       ],
       exports: useCases,

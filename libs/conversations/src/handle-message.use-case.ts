@@ -23,6 +23,13 @@ import type { ConversationMessageDto } from './conversation-message.dto';
 import type { Intent, Route } from './message-classifier';
 import { MESSAGE_ROUTER, type MessageRouter, type RoutedMessage } from './model-router';
 import { findingsReply, listReply, noDefaultsReply, OFFLINE_ANSWER, statusReply } from './task-answers';
+import type { ReadTool, ToolsLoop } from './tools-loop';
+
+/** Nest token of the `tools` route's model loop (null without a router model). */
+export const TOOLS_LOOP = Symbol('TOOLS_LOOP');
+const READS: Intent[] = ['status', 'findings', 'report', 'list_tasks'];
+/** The whole `tools` loop, every model call and read in it, within this. */
+const LOOP_DEADLINE_MS = 30_000;
 
 export interface ConversationReply {
   route: Route;
@@ -54,6 +61,7 @@ export class HandleMessageUseCase {
     private readonly report: GetTaskReportUseCase,
     @Inject(MESSAGE_ROUTER) private readonly router: MessageRouter,
     @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
+    @Inject(TOOLS_LOOP) private readonly loop: ToolsLoop | null,
   ) {}
 
   async execute(
@@ -119,13 +127,19 @@ export class HandleMessageUseCase {
       return this.startMission(tenantId, conversationId, message, routed, undefined);
     if (routed.route === 'simple') return entry('simple', 'answer', routed.reply ?? OFFLINE_ANSWER);
 
-    if (routed.intent === 'list_tasks') {
-      const ids = await this.conversations.taskIds(tenantId, conversationId);
-      const tasks = (await Promise.all(ids.map((id) => this.tasks.get(id)))).filter(
-        (task): task is TaskRecord => task !== null && task.tenantId === tenantId,
-      );
-      return entry('tools', 'list_tasks', listReply(tasks));
+    if (this.loop && READS.includes(routed.intent)) {
+      const answered = await this.loop
+        .answer(
+          message.text,
+          this.readTools(tenantId, conversationId, target),
+          AbortSignal.timeout(LOOP_DEADLINE_MS),
+        )
+        .catch(() => null);
+      // A failed loop falls back to the one deterministic read below.
+      if (answered) return entry('tools', routed.intent, answered.text, target?.id);
     }
+    if (routed.intent === 'list_tasks')
+      return entry('tools', 'list_tasks', listReply(await this.conversationTasks(tenantId, conversationId)));
     if (!target)
       return entry(
         'tools',
@@ -224,6 +238,64 @@ export class HandleMessageUseCase {
     }
     await this.signals.publish({ taskId: task.id, action: 'pause' });
     return true;
+  }
+
+  private async conversationTasks(tenantId: string, conversationId: string): Promise<TaskRecord[]> {
+    const ids = await this.conversations.taskIds(tenantId, conversationId);
+    return (await Promise.all(ids.map((id) => this.tasks.get(id)))).filter(
+      (task): task is TaskRecord => task !== null && task.tenantId === tenantId,
+    );
+  }
+
+  /** The `tools` loop's reads: the conversation's tasks, each read from its record; the tenant's own only. */
+  private readTools(tenantId: string, conversationId: string, target: TaskRecord | null): ReadTool[] {
+    const taskArg = {
+      type: 'object',
+      properties: {
+        taskId: { type: 'string', description: 'a task id (tsk_…); default: the active mission' },
+      },
+      additionalProperties: false,
+    };
+    const taskOf = async (args: Record<string, unknown>): Promise<TaskRecord> => {
+      if (typeof args.taskId === 'string' && args.taskId)
+        return this.tasks.getForTenant(args.taskId, tenantId);
+      if (!target) throw new Error('this conversation has no mission yet; name a task id');
+      return target;
+    };
+    return [
+      {
+        spec: {
+          name: 'list_tasks',
+          description: "This conversation's tasks: id, title, status.",
+          parameters: { type: 'object', properties: {}, additionalProperties: false },
+        },
+        run: async () => listReply(await this.conversationTasks(tenantId, conversationId)),
+      },
+      {
+        spec: {
+          name: 'task_status',
+          description: "A task's status, progress, attempt and spend.",
+          parameters: taskArg,
+        },
+        run: async (args) => statusReply(await taskOf(args)),
+      },
+      {
+        spec: { name: 'task_findings', description: "The titles of a task's findings.", parameters: taskArg },
+        run: async (args) => {
+          const task = await taskOf(args);
+          const page = await this.contexts.findingsPage(task.id, 100);
+          return findingsReply(task, page.data.map(readFinding));
+        },
+      },
+      {
+        spec: {
+          name: 'task_report',
+          description: "A task's report (Markdown): verification, findings, external writes.",
+          parameters: taskArg,
+        },
+        run: async (args) => this.report.execute(tenantId, (await taskOf(args)).id),
+      },
+    ];
   }
 
   private async activeMission(tenantId: string, conversationId: string): Promise<TaskRecord | null> {

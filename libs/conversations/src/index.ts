@@ -7,3 +7,4 @@ export * from './read-conversation.use-case';
 export * from './conversations.module';
 export * from './human/human-answer.use-case';
 export * from './human/answer-pages';
+export * from './tools-loop';
