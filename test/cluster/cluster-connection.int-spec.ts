@@ -26,11 +26,9 @@ describe('Vigil connections on a Redis Cluster', () => {
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   }, 60_000);
   afterAll(async () => {
-    for (const close of closing.reverse()) await close().catch((error: unknown) => console.log('close', error));
+    for (const close of closing.reverse()) await close().catch(() => undefined);
     await ctx?.close().catch(() => undefined);
     await cluster?.stop();
-    await new Promise((r) => setTimeout(r, 1500));
-    console.log(process.getActiveResourcesInfo().join(' '));
   });
 
   const connect = (name: string): Redis => {
@@ -95,21 +93,28 @@ describe('Vigil connections on a Redis Cluster', () => {
 
   it('runs BullMQ queues and workers of every shard', async () => {
     const done: string[] = [];
-    for (const shard of ctx.keys.allShards()) {
-      const name = ctx.keys.turnQueueName(shard);
-      const queue = new Queue(name, { connection: bullConnection(ctx.config), prefix: ctx.prefix });
-      const worker = new Worker(name, async (job) => void done.push(String(job.data.n)), {
-        connection: bullConnection(ctx.config),
-        prefix: ctx.prefix,
-      });
-      closing.push(
-        () => queue.close(),
-        () => worker.close(),
-      );
-      await queue.add('turn', { n: shard }, { jobId: `job-${shard}` });
+    // BullMQ never closes a connection it was given.
+    const connection = bullConnection(ctx.config) as Redis;
+    const queues: Queue[] = [];
+    const workers: Worker[] = [];
+    try {
+      for (const shard of ctx.keys.allShards()) {
+        const name = ctx.keys.turnQueueName(shard);
+        queues.push(new Queue(name, { connection, prefix: ctx.prefix }));
+        workers.push(
+          new Worker(name, async (job) => void done.push(String(job.data.n)), {
+            connection,
+            prefix: ctx.prefix,
+          }),
+        );
+        await queues[shard].add('turn', { n: shard }, { jobId: `job-${shard}` });
+      }
+      await until(() => done.length === 6, 10_000, 'six jobs processed');
+      expect(done.sort()).toEqual(['0', '1', '2', '3', '4', '5']);
+    } finally {
+      await Promise.all([...workers, ...queues].map((closable) => closable.close()));
+      await connection.quit();
     }
-    await until(() => done.length === 6, 10_000, 'six jobs processed');
-    expect(done.sort()).toEqual(['0', '1', '2', '3', '4', '5']);
   });
 
   it('carries a control signal from any connection to a subscriber on another', async () => {

@@ -69,6 +69,14 @@ describe('Vigil on a 3-master Redis Cluster with SHARDS=6 (real processes)', () 
       single.disconnect();
     }
 
+    // Metrics read every shard's indexes and queues too (one pipeline per slot on a cluster).
+    for (const app of env.stack.processes.filter((p) => p.name === 'api' || p.name === 'notifier')) {
+      const metrics = await fetch(`http://127.0.0.1:${app.port}/metrics`);
+      expect({ app: app.name, status: metrics.status }).toEqual({ app: app.name, status: 200 });
+      if (app.name === 'api')
+        expect(await metrics.text()).toMatch(/vigil_tasks\{tenant="acme",status="completed"[^}]*\} 12\n/);
+    }
+
     const health = await fetch(`http://127.0.0.1:${env.stack.processes[0].port}/health`);
     expect(health.status).toBe(200);
     expect(await health.json()).toMatchObject({

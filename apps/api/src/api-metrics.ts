@@ -5,7 +5,7 @@ import { Gauge, Registry } from 'prom-client';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { TURN_QUEUES } from '@vigil/queue';
-import { REDIS, RedisKeys } from '@vigil/redis';
+import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
 import { TASK_STATUSES, TaskRepository, TERMINAL_STATUSES } from '@vigil/tasks';
 
 /** Members of one active status index read per scrape to label active tasks by kind. */
@@ -99,7 +99,7 @@ export class ApiMetrics implements OnModuleInit {
       for (const shard of this.keys.allShards())
         for (const status of ACTIVE_STATUSES)
           indexes.push({ status, key: this.keys.tenantStatusIndex(shard, tenant, status) });
-    const members = this.redis.pipeline();
+    const members = crossSlotPipeline(this.redis);
     for (const { key } of indexes) members.zrange(key, '0', String(MAX_KIND_SAMPLE - 1));
     const replies = (await members.exec()) ?? [];
     const ids: { id: string; status: string }[] = [];
@@ -109,7 +109,7 @@ export class ApiMetrics implements OnModuleInit {
     });
     const counts = new Map<string, number>();
     if (ids.length === 0) return counts;
-    const kinds = this.redis.pipeline();
+    const kinds = crossSlotPipeline(this.redis);
     for (const { id } of ids) kinds.hget(this.keys.task(id), 'kind');
     const kindReplies = (await kinds.exec()) ?? [];
     kindReplies.forEach(([, kind], i) => {

@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import { Counter, Gauge, Registry } from 'prom-client';
-import type { RedisKeys } from '@vigil/redis';
+import { crossSlotPipeline, type RedisKeys } from '@vigil/redis';
 
 /**
  * The notifier's webhook health (docs/ARCHITECTURE.md, "Operating Vigil"): failed delivery attempts
@@ -29,7 +29,7 @@ export class WebhookMetrics {
       labelNames: ['shard'],
       registers: [registry],
       async collect() {
-        const pipeline = redis.pipeline();
+        const pipeline = crossSlotPipeline(redis);
         for (const shard of keys.allShards()) pipeline.llen(keys.webhookDeadLetters(shard));
         const replies = (await pipeline.exec()) ?? [];
         this.reset();

@@ -1,0 +1,169 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ToolExecutor, type ToolOutcome } from '@vigil/agent';
+import { parseToolCatalog } from '@vigil/config';
+import { missionKind, type KindTool, type MissionInput, type ToolContext } from '@vigil/kinds';
+import { StepRecorder, TaskRepository, TaskScripts, WriteJournal, type NewTask } from '@vigil/tasks';
+import { CatalogToolGateway } from '@vigil/tools';
+import { CommandMeasurement, measureCommands, noiseNote } from './lib/commandstats';
+import { BenchContext } from './lib/context';
+import { ROOT } from './lib/dist';
+import type { Bench, BenchResults } from './lib/result';
+import { RoundTripCounter } from './lib/round-trips';
+import { BENCH_TENANT } from './lib/tasks';
+
+const SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
+const OPS = 2;
+const RT_OPS = 20;
+const READ = 'memory.open_nodes';
+const WRITE = 'memory.create_entities';
+
+function missionTask(input: MissionInput): NewTask {
+  return {
+    tenantId: BENCH_TENANT,
+    kind: 'mission',
+    title: 'mission steps bench',
+    input,
+    exitCriteria: [{ check: 'findings_count', expected: 1 }],
+    budgetUsd: 3,
+    model: 'opus',
+    totalUnits: null,
+    sandbox: true,
+    notify: {},
+    agent: { policy: ['opus'] },
+    codeVersion: 'bench',
+  };
+}
+
+/**
+ * Issue 12: a mission's tool step costs the Redis round trips every kind's does (issue 3, the
+ * `steps` bench): 1 for a read, 2 for a write. The tools are the mission kind's own (`toolsFor`
+ * over a CatalogToolGateway on the real `@modelcontextprotocol/server-memory`, spawned over stdio):
+ * `open_nodes` is a read (`readOnlyHint`), `create_entities` a write. Each step runs as a slice runs
+ * it: the Worker's ToolExecutor (a write journals its intent through WriteJournal, the MCP call
+ * carries its idempotency key), then the StepRecorder records the action, the output and the
+ * journalled result, all on one connection whose requests are counted; INFO commandstats gives the
+ * commands behind them. The MCP call itself never touches Redis. `--quick`: 10 windows, else 30.
+ */
+export const runMissionStepsBench: Bench = async ({ quick }) => {
+  const ctx = new BenchContext('mission-steps');
+  const dir = mkdtempSync(join(tmpdir(), 'vigil-mission-steps-'));
+  const gateway = new CatalogToolGateway(
+    parseToolCatalog(
+      {
+        mcpServers: {
+          memory: {
+            command: process.execPath,
+            args: [SERVER],
+            env: { MEMORY_FILE_PATH: join(dir, 'memory.jsonl') },
+          },
+        },
+        tenants: { [BENCH_TENANT]: { allow: ['memory'] } },
+      },
+      'bench-catalog.json',
+      process.env,
+    ),
+    { toolCallTimeoutMs: 30_000, allowPrivate: false },
+  );
+  try {
+    const connection = ctx.connect();
+    const counter = new RoundTripCounter(connection);
+    const scripts = new TaskScripts(connection);
+    const tasks = new TaskRepository(connection, ctx.keys, ctx.config, scripts);
+    const recorder = new StepRecorder(connection, ctx.keys, ctx.config, scripts);
+    const executor = new ToolExecutor(new WriteJournal(connection, ctx.keys, scripts));
+    const input: MissionInput = { goal: 'Remember every object the bench makes.', tools: [READ, WRITE] };
+    const { task } = await tasks.create('mission-steps-1', missionTask(input));
+    await tasks.transition(task, 'running', { attempt: 1 });
+
+    const services = { config: ctx.config, tools: gateway };
+    const signal = new AbortController().signal;
+    const tools = await missionKind.toolsFor!({ id: task.id, tenantId: task.tenantId, input }, services);
+    const toolNamed = (name: string): KindTool<MissionInput> => {
+      const tool = tools.find((candidate) => candidate.taskName === name);
+      if (!tool) throw new Error(`the mission has no tool ${name}`);
+      return tool;
+    };
+    const read = toolNamed(READ);
+    const write = toolNamed(WRITE);
+    if (read.effect !== 'read' || write.effect !== 'write')
+      throw new Error(`expected a read and a write, got ${read.effect} and ${write.effect}`);
+    const context: ToolContext<MissionInput> = {
+      taskId: task.id,
+      attempt: 1,
+      input,
+      outputs: new Map(),
+      signal,
+      services,
+    };
+
+    /** One step as slice-session.ts runs it: the executor, then one record-step call. */
+    const step = async (tool: KindTool<MissionInput>, args: Record<string, unknown>) => {
+      const startedAt = Date.now();
+      const outcome: ToolOutcome = await executor.run(tool as KindTool, args, context as ToolContext);
+      if (!outcome.ok || outcome.deduplicated)
+        throw new Error(`${tool.taskName} did not run: ${outcome.error ?? 'answered from the journal'}`);
+      await recorder.record({
+        taskId: task.id,
+        attempt: 1,
+        action: {
+          attempt: 1,
+          slice: 1,
+          tool: tool.name,
+          key: outcome.key,
+          args,
+          result: outcome.result,
+          startedAt,
+          durationMs: Date.now() - startedAt,
+        },
+        succeeded: true,
+        outputJson: JSON.stringify(outcome.result),
+        journal: outcome.journal,
+        currentStep: `${tool.name} ${outcome.key}`,
+      });
+    };
+    const writeStep = (i: number) =>
+      step(write, { entities: [{ name: `object ${i}`, entityType: 'bench', observations: [`made ${i}`] }] });
+    const readStep = (i: number) => step(read, { names: [`object ${i % 10}`] });
+
+    const windows = quick ? 10 : 30;
+    const results: BenchResults = {};
+    let offset = 0;
+    for (const [kind, run, target] of [
+      ['write', writeStep, 2],
+      ['read', readStep, 1],
+    ] as const) {
+      for (let i = 0; i < 10; i++) await run(offset++); // warm-up: scripts cached, server listed
+      const stats: CommandMeasurement = await measureCommands(ctx.stats, OPS, windows, (i) =>
+        run(offset + i),
+      );
+      offset += OPS * windows;
+      counter.reset();
+      for (let i = 0; i < RT_OPS; i++) await run(offset++);
+      results[`mission_steps.${kind}.round_trips`] = {
+        value: counter.roundTrips / RT_OPS,
+        unit: `round trips/${kind} step`,
+        target: String(target),
+        note: `Client-side count of requests the Worker's ToolExecutor${kind === 'write' ? ' (WriteJournal)' : ''} and StepRecorder sent over ${RT_OPS} mission ${kind} steps (${kind === 'write' ? WRITE : READ} on server-memory over stdio).`,
+        details: { scriptCallsPerStepFromCommandstats: stats.scriptCallsPerOp },
+      };
+      results[`mission_steps.${kind}.redis_commands`] = {
+        value: stats.totalPerOp,
+        unit: `Redis commands/${kind} step`,
+        note:
+          `INFO commandstats delta per mission ${kind} step (windows of ${OPS}), cleanest of ${windows} windows: ` +
+          (kind === 'read'
+            ? 'the record-step script and every command it runs.'
+            : 'the journal-intent and record-step scripts and every command they run.') +
+          noiseNote(stats),
+        details: { perStep: stats.perOp, agreeingWindows: `${stats.agreeingWindows}/${stats.windows}` },
+      };
+    }
+    return results;
+  } finally {
+    await gateway.close();
+    await ctx.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+};
