@@ -20,7 +20,9 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   prompts: async () => (await import('./prompts.bench')).runPromptsBench,
   cluster: async () => (await import('./cluster.bench')).runClusterBench,
   'mcp-overhead': async () => (await import('./mcp-overhead.bench')).runMcpOverheadBench,
+  'mission-steps': async () => (await import('./mission-steps.bench')).runMissionStepsBench,
   conversations: async () => (await import('./conversations.bench')).runConversationsBench,
+  children: async () => (await import('./children.bench')).runChildrenBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -94,7 +94,7 @@ describe('POST /v1/tasks for a mission', () => {
     expect(forbidden.body.message).toMatch(/^input\.tools: .*delete_ticket/);
   });
 
-  it('refuses a mission without evidence, a check on a write, children_completed and a plan naming other tools (400)', async () => {
+  it('refuses a mission without evidence, a check on a write, children_completed other than true and a plan naming other tools (400)', async () => {
     const noEvidence = await create(mission({ exitCriteria: [{ check: 'findings_count', expected: 1 }] }));
     expect(noEvidence.status).toBe(400);
     expect(noEvidence.body.message).toMatch(
@@ -108,10 +108,10 @@ describe('POST /v1/tasks for a mission', () => {
       'exitCriteria[0] (tool_result): args.tool create_ticket is a write; a check may only call read tools',
     );
     const children = await create(
-      mission({ exitCriteria: [readBack, { check: 'children_completed', expected: true }] }),
+      mission({ exitCriteria: [readBack, { check: 'children_completed', expected: false }] }),
     );
     expect(children.status).toBe(400);
-    expect(children.body.message).toMatch(/child tasks are not available yet/);
+    expect(children.body.message).toMatch(/children_completed\): expected must be true/);
     const badPlan = await create(
       mission({ agent: { scripted: { plan: [{ tool: 'delete_ticket', args: {} }] } } }),
     );

@@ -15,6 +15,7 @@ import { FakeToolGateway, KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
+  ChildTaskRepository,
   ControlSignals,
   InvalidTaskInputError,
   SpendLedger,
@@ -81,7 +82,14 @@ describe('missions on the runtime', () => {
     const checks = new ExitCheckRunner(kinds, contexts, config, catalog.gateway);
     return {
       runner,
-      create: new CreateTaskUseCase(tasks, kinds, turns, config, catalog.gateway),
+      create: new CreateTaskUseCase(
+        tasks,
+        kinds,
+        turns,
+        config,
+        catalog.gateway,
+        new ChildTaskRepository(ctx.redis, ctx.keys, config),
+      ),
       input: new ProvideInputUseCase(tasks, turns, journal),
       checks,
       retries: new RetryPublisher(

@@ -56,7 +56,9 @@ describe('the task report route', () => {
     });
     // A write as the runtime makes one: the intent journalled first, the result with the step.
     const args = { title: 'Refund policy unclear' };
-    expect(await api.app.get(WriteJournal).begin(task.id, 1, 'create_ticket:k1', args)).toEqual({ state: 'new' });
+    expect(await api.app.get(WriteJournal).begin(task.id, 1, 'create_ticket:k1', args)).toEqual({
+      state: 'new',
+    });
     await recorder.record({
       taskId: task.id,
       attempt: 1,

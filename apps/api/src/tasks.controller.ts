@@ -27,6 +27,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import {
+  ListChildrenUseCase,
   CREATE_TASK_EXAMPLES,
   CreateTaskDto,
   CreateTaskUseCase,
@@ -105,6 +106,7 @@ export class TasksController {
     private readonly tasks: TaskRepository,
     private readonly logs: TaskLogs,
     private readonly getReport: GetTaskReportUseCase,
+    private readonly listChildren: ListChildrenUseCase,
   ) {}
 
   @Post()
@@ -149,6 +151,13 @@ export class TasksController {
   @ApiOkResponse({ description: 'the task', schema: schemaRef('Task') })
   async get(@Tenant() tenantId: string, @Param('id') id: string) {
     return toTaskView(await this.tasks.getForTenant(id, tenantId));
+  }
+
+  @Get(':id/children')
+  @ApiOperation({ summary: "The task's child tasks (start_subtask or parentId), oldest first" })
+  @ApiOkResponse({ description: 'the child tasks', schema: schemaRef('ChildList') })
+  async children(@Tenant() tenantId: string, @Param('id') id: string) {
+    return { data: (await this.listChildren.execute(tenantId, id)).map(toTaskView) };
   }
 
   @Post(':id/stop')

@@ -1,6 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { AgentModule } from '@vigil/agent';
 import type { VigilConfig } from '@vigil/config';
+import { ControlModule, StartChildTaskUseCase } from '@vigil/control';
 import { PlatformModule } from '@vigil/platform';
 import { RedisKeys } from '@vigil/redis';
 import { turnProcessorFor } from './turn.processor';
@@ -12,7 +13,15 @@ export class WorkerModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {
       module: WorkerModule,
-      imports: [PlatformModule.forRoot(config, 'worker'), ToolsModule, AgentModule.forRoot(config)],
+      imports: [
+        PlatformModule.forRoot(config, 'worker'),
+        ToolsModule,
+        AgentModule.forRoot(config, {
+          // start_subtask creates a child through the same use case as POST /v1/tasks.
+          imports: [ControlModule.forRoot(config)],
+          starter: StartChildTaskUseCase,
+        }),
+      ],
       providers: keys
         .allShards()
         .map((shard) => turnProcessorFor(keys.turnQueueName(shard), config.workerConcurrency)),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type Type } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/kinds';
 import { QueueModule } from '@vigil/queue';
@@ -16,16 +16,24 @@ import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner, WORKER_ID } from './runtime/slice-runner';
 import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
+import { CHILD_TASKS, type ChildTaskStarter } from './runtime/child-tasks';
+
+/** What starts child missions in this process (the Worker app wires libs/control's use case). */
+export interface AgentChildTasks {
+  imports: DynamicModule[];
+  starter: Type<ChildTaskStarter>;
+}
 
 /** The Worker's runtime: slices, the agent loop, tool calls through the write journal, model providers. */
 @Module({})
 export class AgentModule {
-  static forRoot(config: VigilConfig): DynamicModule {
+  static forRoot(config: VigilConfig, children?: AgentChildTasks): DynamicModule {
     const queues = QueueModule.forRoot(config);
     return {
       module: AgentModule,
-      imports: [TasksModule, KindsModule, queues],
+      imports: [TasksModule, KindsModule, queues, ...(children?.imports ?? [])],
       providers: [
+        ...(children ? [{ provide: CHILD_TASKS, useExisting: children.starter }] : []),
         {
           provide: WORKER_ID,
           useFactory: () => `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,

@@ -15,3 +15,4 @@ export * from './runtime/active-slices';
 export * from './agent.module';
 export * from './runtime/call-watchdog';
 export * from './runtime/loop-lag';
+export * from './runtime/child-tasks';

@@ -9,6 +9,8 @@ import { PauseTaskUseCase } from './pause-task.use-case';
 import { ProvideInputUseCase } from './provide-input.use-case';
 import { ResumeTaskUseCase } from './resume-task.use-case';
 import { StopTaskUseCase } from './stop-task.use-case';
+import { StartChildTaskUseCase } from './start-child-task.use-case';
+import { ListChildrenUseCase } from './list-children.use-case';
 import { TaskLogs } from './task-logs';
 
 const USE_CASES = [
@@ -19,6 +21,8 @@ const USE_CASES = [
   ProvideInputUseCase,
   TaskLogs,
   GetTaskReportUseCase,
+  StartChildTaskUseCase,
+  ListChildrenUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

@@ -4,7 +4,16 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
 import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
-import { InvalidIdempotencyKeyError, TaskRecord, TaskRepository } from '@vigil/tasks';
+import {
+  type ChildPlacement,
+  ChildTaskRepository,
+  InvalidIdempotencyKeyError,
+  InvalidTaskInputError,
+  TaskNotActiveError,
+  TaskRecord,
+  TaskRepository,
+  TERMINAL_STATUSES,
+} from '@vigil/tasks';
 import { CODE_VERSION } from '@vigil/platform';
 import type { CreateTaskDto } from './create-task.dto';
 import { assertWebhookTarget } from '@vigil/notify';
@@ -13,6 +22,14 @@ import { ActiveTaskLimitError } from './active-task-limit';
 export interface CreateTaskResult {
   task: TaskRecord;
   created: boolean;
+  /** A child's place among its parent's children (docs/ARCHITECTURE.md, "Child missions"). */
+  placement?: ChildPlacement;
+}
+
+/** How a child is made by its parent's `start_subtask` (docs/ARCHITECTURE.md, "Child missions"). */
+export interface ChildCreation {
+  /** The call's logical step: the child's id is derived from it and the parent's. */
+  stepKey: string;
 }
 
 function canonicalJson(value: unknown): string {
@@ -36,11 +53,21 @@ export class CreateTaskUseCase {
     private readonly turns: TurnQueue,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
+    private readonly children: ChildTaskRepository,
   ) {}
 
-  async execute(tenantId: string, dto: CreateTaskDto, idempotencyKey?: string): Promise<CreateTaskResult> {
+  async execute(
+    tenantId: string,
+    dto: CreateTaskDto,
+    idempotencyKey?: string,
+    child?: ChildCreation,
+  ): Promise<CreateTaskResult> {
     if (idempotencyKey !== undefined && !/^[\x21-\x7e]{1,255}$/.test(idempotencyKey))
       throw new InvalidIdempotencyKeyError();
+    // Another tenant's parent is a 404, like any task of theirs.
+    const parent = dto.parentId ? await this.tasks.getForTenant(dto.parentId, tenantId) : undefined;
+    if (parent && TERMINAL_STATUSES.includes(parent.status))
+      throw new TaskNotActiveError(parent.id, parent.status);
     const kind = this.kinds.get(dto.kind);
     const input = validateKindInput(kind, dto.input);
     // The kind's own criteria are always there; the caller's may only add to or tighten them.
@@ -56,10 +83,10 @@ export class CreateTaskUseCase {
       await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
 
     const policy = dto.agent?.policy ?? this.config.retryPolicy;
-    const requestHash = idempotencyKey ? createHash('sha256').update(canonicalJson(dto)).digest('hex') : '';
-    const id = idempotencyKey
-      ? `tsk_${createHash('sha256').update(`${tenantId}\n${idempotencyKey}`).digest('hex').slice(0, 24)}`
-      : TaskRepository.newTaskId();
+    // A child's id is derived too: a replayed start_subtask must be the same request.
+    const requestHash =
+      idempotencyKey || child ? createHash('sha256').update(canonicalJson(dto)).digest('hex') : '';
+    const id = this.idFor(tenantId, parent, idempotencyKey, child);
 
     await this.assertActiveTaskRoom(tenantId, id, idempotencyKey);
 
@@ -83,7 +110,20 @@ export class CreateTaskUseCase {
       },
       requestHash,
     );
-    if (created) {
+    let placement: ChildPlacement | undefined;
+    if (parent) {
+      const registration = await this.children.register(parent.id, task.id);
+      if (!registration.registered) {
+        await this.tasks
+          .transition(task, 'cancelled', { eventData: { by: 'parent' } })
+          .catch(() => undefined);
+        throw new TaskNotActiveError(parent.id, 'cancelled');
+      }
+      // A held child is published when a place frees (transition-task.lua); the sweep is the backstop.
+      placement = registration.placement;
+      if (!registration.created || placement !== 'running') return { task, created, placement };
+    }
+    if (created || parent) {
       try {
         await this.turns.publish({ taskId: task.id, attempt: 1, slice: 1, reason: 'created' });
       } catch (error) {
@@ -91,7 +131,30 @@ export class CreateTaskUseCase {
         this.logger.error(`enqueueing first slice of ${task.id} failed: ${String(error)}`);
       }
     }
-    return { task, created };
+    return placement ? { task, created, placement } : { task, created };
+  }
+
+  /**
+   * A child lives on its parent's shard (docs/ARCHITECTURE.md, "Child missions"): its id is derived
+   * from the parent and the `start_subtask` step, or from the Idempotency-Key, or random, and in
+   * every case searched until it hashes to the parent's shard.
+   */
+  private idFor(
+    tenantId: string,
+    parent: TaskRecord | undefined,
+    idempotencyKey: string | undefined,
+    child: ChildCreation | undefined,
+  ): string {
+    if (parent) {
+      const step =
+        child?.stepKey ??
+        (idempotencyKey ? `key:${tenantId}\n${idempotencyKey}` : TaskRepository.newTaskId());
+      return this.children.childId(parent.id, step);
+    }
+    if (child) throw new InvalidTaskInputError(['a child task needs parentId']);
+    return idempotencyKey
+      ? `tsk_${createHash('sha256').update(`${tenantId}\n${idempotencyKey}`).digest('hex').slice(0, 24)}`
+      : TaskRepository.newTaskId();
   }
 
   /**

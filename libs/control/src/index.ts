@@ -12,3 +12,5 @@ export * from './control.module';
 export * from './resume-task.dto';
 export * from './create-task.examples';
 export * from './active-task-limit';
+export * from './start-child-task.use-case';
+export * from './list-children.use-case';

@@ -49,7 +49,7 @@ export function toTaskView(task: TaskRecord): Record<string, unknown> {
     humanQuestion: task.humanQuestion,
     humanDeadlineAt: iso(task.humanDeadlineAt),
     archived: task.archived,
-    children: null,
+    children: task.children,
     sandbox: task.sandbox,
     notify: task.notify,
     agent: task.agent,

@@ -93,6 +93,8 @@ export interface CheckContext<Input = unknown> {
   outputs: ReadonlyMap<string, unknown>;
   signal: AbortSignal;
   services: KindServices;
+  /** The task's children, oldest first (docs/ARCHITECTURE.md, "Child missions"); absent: none read. */
+  children?: readonly { id: string; title: string; status: string }[];
 }
 
 /** Runs one exit criterion against the external system or the runtime's record, never the Worker's claims. */

@@ -1,7 +1,13 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { CheckUnavailableError, KindRegistry } from '@vigil/kinds';
-import { TaskContextStore, type CheckResult, type Finding, type TaskRecord } from '@vigil/tasks';
+import {
+  ChildTaskRepository,
+  TaskContextStore,
+  type CheckResult,
+  type Finding,
+  type TaskRecord,
+} from '@vigil/tasks';
 import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 
 export interface CheckRun {
@@ -21,11 +27,14 @@ export class ExitCheckRunner {
     private readonly contexts: TaskContextStore,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
+    @Optional() private readonly children?: ChildTaskRepository,
   ) {}
 
   async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
     const kind = this.kinds.get(task.kind);
     const context = await this.contexts.load(task.id);
+    // children_completed reads the children's own records (docs/ARCHITECTURE.md, "Child missions").
+    const children = task.children && this.children ? await this.children.list(task.id) : [];
     const checks: CheckResult[] = [];
     const unavailable: CheckRun['unavailable'] = [];
     for (const criterion of task.exitCriteria) {
@@ -49,6 +58,7 @@ export class ExitCheckRunner {
             actions: context.actions,
             doneSteps: context.doneSteps,
             outputs: context.outputs,
+            children: children.map((child) => ({ id: child.id, title: child.title, status: child.status })),
             signal,
             // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
             services: { config: this.config, tools: this.gateway },

@@ -1,3 +1,4 @@
+import { publishDue } from './publish-due';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindRegistry, type KindServices, type KindTool, type TaskKind } from '@vigil/kinds';
@@ -209,7 +210,7 @@ export class RetryPublisher {
     checked?: CheckRun,
   ): Promise<'failed'> {
     const failure = await this.failures.build(task, reason, detail, checked);
-    await this.tasks.transition(task, 'failed', {
+    const ended = await this.tasks.transition(task, 'failed', {
       attempt: task.attempt,
       // Only the duration limit overrides whatever the task is doing; otherwise a pause or stop that
       // landed while the report was being built wins.
@@ -218,6 +219,7 @@ export class RetryPublisher {
       eventData: { reason, detail, completedUnits: failure.completedUnits, totalUnits: task.totalUnits },
     });
     await this.signals.publish({ taskId: task.id, action: 'stop' });
+    await publishDue(this.turns, ended.due);
     this.logger.warn(`task ${task.id} failed: ${reason} (${detail})`);
     return 'failed';
   }

@@ -3,7 +3,9 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
 import { TurnQueue } from '@vigil/queue';
+import { publishDue } from './publish-due';
 import {
+  ChildTaskRepository,
   ControlSignals,
   FailureReason,
   IllegalTransitionError,
@@ -54,6 +56,7 @@ export class TaskSupervisor {
     private readonly checks: ExitCheckRunner,
     private readonly turns: TurnQueue,
     private readonly signals: ControlSignals,
+    private readonly children: ChildTaskRepository,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject('WATCHER_ID') private readonly watcherId: string,
     @Inject(METRICS_REGISTRY) registry: Registry,
@@ -108,8 +111,11 @@ export class TaskSupervisor {
     }
     if (suspicion === 'expired') await this.rescheduleClock(task, now);
     switch (task.status) {
-      case 'running':
       case 'waiting_on_tool':
+        // A parent waiting on its children holds no Worker: nothing to be stale (docs/ARCHITECTURE.md, "Child missions").
+        if (task.statusReason === 'children') return 'nothing';
+        return this.checkLiveness(task, suspicion, evidence, lease, now);
+      case 'running':
         return this.checkLiveness(task, suspicion, evidence, lease, now);
       case 'queued':
         return this.checkQueued(task, now);
@@ -240,6 +246,21 @@ export class TaskSupervisor {
 
   /** A queued task past its pick-up deadline: fine if its job waits, republished if the job vanished. */
   private async checkQueued(task: TaskRecord, now: number): Promise<Decision> {
+    if (task.parentId) {
+      // A child is published only while it holds one of its parent's places.
+      if (await this.children.isUnregistered(task)) {
+        const registration = await this.children.register(task.parentId, task.id, now);
+        if (!registration.registered) {
+          await this.tasks.transition(task, 'cancelled', { from: ['queued'], eventData: { by: 'parent' } });
+          return 'nothing';
+        }
+      }
+      if (await this.children.isHeld(task)) {
+        // Its release makes it due again (transition-task.lua).
+        await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
+        return 'job_waiting';
+      }
+    }
     const job = { taskId: task.id, attempt: task.attempt, slice: task.sliceCount + 1 };
     if (await this.turns.hasLiveJob(job)) {
       await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
@@ -264,7 +285,7 @@ export class TaskSupervisor {
     const verification = { passed: run.passed, checks: run.checks, at: now };
     const owner = { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt };
     if (run.passed) {
-      await this.tasks.transition(task, 'completed', {
+      const completed = await this.tasks.transition(task, 'completed', {
         attempt: task.attempt,
         from: ['verifying'],
         fields: {
@@ -276,6 +297,8 @@ export class TaskSupervisor {
           checks: run.checks.map((c) => ({ check: c.check, expected: c.expected, actual: c.actual })),
         },
       });
+      // A child's end may free a place or queue its parent: published now rather than at the next sweep.
+      await publishDue(this.turns, completed.due);
       return 'completed';
     }
     const missing = run.checks.filter((check) => !check.passed);

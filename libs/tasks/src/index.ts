@@ -18,3 +18,6 @@ export * from './report';
 export * from './conversations/conversation-store';
 export * from './human-answer-link';
 export * from './tasks.module';
+export * from './children/child-keys';
+export * from './children/child-task.repository';
+export * from './children/subtask-step-key';

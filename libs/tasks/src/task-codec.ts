@@ -122,5 +122,12 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     humanToken: optionalString(hash.humanToken),
     humanDeadlineAt: optionalNumber(hash.humanDeadlineAt),
     archived: hash.archived === '1',
+    children: hash.childrenTotal
+      ? {
+          total: Number(hash.childrenTotal),
+          running: Number(hash.childrenRunning ?? 0),
+          done: Number(hash.childrenDone ?? 0),
+        }
+      : null,
   };
 }

@@ -5,6 +5,7 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from './scripts/script-codes';
 import { TaskScripts } from './scripts/task-scripts';
+import { ChildKeys } from './children/child-keys';
 import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
 import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from './task-status';
@@ -31,7 +32,22 @@ export interface TransitionOptions {
 export interface TransitionResult {
   status: TaskStatus;
   attempt: number;
+  /**
+   * Slices the transition made due (docs/ARCHITECTURE.md, "Child missions"): children given a
+   * place when a child ended, a parent queued when its last child ended. The Watcher's sweep
+   * publishes them anyway; a caller that publishes them at once saves a sweep interval.
+   */
+  due: DueSlice[];
 }
+
+export interface DueSlice {
+  taskId: string;
+  attempt: number;
+  slice: number;
+}
+
+/** Who is transitioned: the id and tenant, and the parent when the caller has the record. */
+export type TransitionTarget = Pick<TaskRecord, 'id' | 'tenantId'> & { parentId?: string | null };
 
 export interface Progress {
   currentStep?: string;
@@ -51,6 +67,7 @@ export interface TaskPage {
 }
 
 type ScriptReply = [number, string, number];
+type TransitionReply = [number, string, number, string];
 
 function stringifyFields(fields: TransitionOptions['fields']): string {
   if (!fields) return '';
@@ -127,8 +144,11 @@ export class TaskRepository {
     return task;
   }
 
-  private transitionKeys(task: Pick<TaskRecord, 'id' | 'tenantId'>): string[] {
+  private transitionKeys(task: Pick<TaskRecord, 'id' | 'tenantId'>, parentId: string | null): string[] {
     const shard = this.keys.shardOf(task.id);
+    const children = new ChildKeys(this.keys);
+    // Without a parent the child keys are the task's own: unused, and in its slot.
+    const parent = parentId ?? task.id;
     return [
       this.keys.task(task.id),
       this.keys.events(shard),
@@ -138,6 +158,9 @@ export class TaskRepository {
       this.keys.updatesIndex(shard),
       ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, task.tenantId, status)),
       this.keys.callDeadlineIndex(shard),
+      this.keys.task(parent),
+      children.running(parent),
+      children.held(parent),
     ];
   }
 
@@ -162,19 +185,27 @@ export class TaskRepository {
       options.increments ? JSON.stringify(options.increments) : '',
       this.config.taskMaxDurationMs,
       this.config.humanWaitTimeoutMs,
+      this.config.maxParallelChildren,
     ];
   }
 
   /** The one way a task's status changes. Throws a typed error when the script refuses. */
   async transition(
-    task: Pick<TaskRecord, 'id' | 'tenantId'>,
+    task: TransitionTarget,
     to: TaskStatus,
     options: TransitionOptions = {},
     now = Date.now(),
   ): Promise<TransitionResult> {
-    const [code, status, attempt] = await this.scripts.run<ScriptReply>(
+    // parentId is set at creation and never changes: reading it here decides nothing about state.
+    const parentId =
+      task.parentId !== undefined
+        ? task.parentId
+        : TERMINAL_STATUSES.includes(to)
+          ? ((await this.redis.hget(this.keys.task(task.id), 'parentId')) ?? '') || null
+          : null;
+    const [code, status, attempt, due] = await this.scripts.run<TransitionReply>(
       'transition-task',
-      this.transitionKeys(task),
+      this.transitionKeys(task, parentId),
       this.transitionArgs(task, to, options, now),
     );
     if (code !== ScriptCode.Applied)
@@ -184,7 +215,12 @@ export class TaskRepository {
         writerAttempt: options.attempt,
         to,
       });
-    return { status: status as TaskStatus, attempt };
+    const slices = JSON.parse(due || '[]') as unknown;
+    return {
+      status: status as TaskStatus,
+      attempt,
+      due: Array.isArray(slices) ? (slices as DueSlice[]) : [],
+    };
   }
 
   /** Fenced heartbeat with progress; throws when the writer must abandon its slice. */

@@ -165,6 +165,15 @@ export interface TaskRecord {
   humanToken?: string | null;
   humanDeadlineAt: number | null;
   archived: boolean;
+  /** A parent's children (docs/ARCHITECTURE.md, "Child missions"); null while it has none. */
+  children: ChildCounts | null;
+}
+
+export interface ChildCounts {
+  total: number;
+  /** Holding one of the parent's MAX_PARALLEL_CHILDREN places: released and not ended. */
+  running: number;
+  done: number;
 }
 
 export interface RetryContext {

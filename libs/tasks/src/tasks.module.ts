@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ChildTaskRepository } from './children/child-task.repository';
 import { ControlSignals } from './control-signals';
 import { ConversationStore } from './conversations/conversation-store';
 import { MessageLog } from './history/message-log';
@@ -21,6 +22,7 @@ const STORES = [
   ControlSignals,
   TaskReportReader,
   ConversationStore,
+  ChildTaskRepository,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

@@ -218,6 +218,11 @@ export const API_SCHEMAS: Record<string, Schema> = {
   Error: ERROR,
   Task: TASK,
   TaskPage: page(ref('Task'), 'newest first'),
+  ChildList: {
+    type: 'object',
+    required: ['data'],
+    properties: { data: { type: 'array', items: ref('Task'), description: 'oldest first' } },
+  },
   ActionPage: page(ACTION, 'oldest first'),
   MessagePage: page(MESSAGE, 'oldest first'),
   ConversationPage: page(

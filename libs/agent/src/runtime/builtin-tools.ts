@@ -1,5 +1,6 @@
 import { FINDING_BODY_CHARS, FINDING_DATA_BYTES, FINDING_TITLE_CHARS, type Finding } from '@vigil/tasks';
 import type { ToolSpec } from '../models/model-provider';
+import type { SubtaskArgs } from './child-tasks';
 
 export const BUILTIN_TOOL_NAMES = [
   'record_finding',
@@ -7,6 +8,7 @@ export const BUILTIN_TOOL_NAMES = [
   'request_human_input',
   'finish_task',
   'read_output',
+  'start_subtask',
 ] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
@@ -72,6 +74,35 @@ export const BUILTIN_TOOLS: ToolSpec[] = [
   },
 ];
 
+/** A mission's built-in beside the others: a child mission (docs/ARCHITECTURE.md, "Child missions"). */
+export const START_SUBTASK_TOOL: ToolSpec = {
+  name: 'start_subtask',
+  description:
+    'Starts a child mission with its own goal and exit criteria, run beside you (a few at a time). ' +
+    'Several may be started in one turn; after the turn you wait until every child has ended, then ' +
+    'continue with their results.',
+  parameters: {
+    type: 'object',
+    properties: {
+      title: { type: 'string', maxLength: 200 },
+      goal: { type: 'string', description: 'What the child must achieve.', maxLength: 20_000 },
+      tools: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'Its tools, among yours (default: all of yours).',
+      },
+      exitCriteria: {
+        type: 'array',
+        items: { type: 'object' },
+        description: 'Its exit criteria, as {check, expected, args?}.',
+      },
+      evidence: { type: 'string', enum: ['findings_only'] },
+    },
+    required: ['goal', 'exitCriteria'],
+    additionalProperties: false,
+  },
+};
+
 /** The built-ins of a slice whose prompt is not bounded (the prompts bench's "before"): no read_output. */
 export const UNBOUNDED_BUILTIN_TOOLS: ToolSpec[] = BUILTIN_TOOLS.filter(
   (tool) => tool.name !== 'read_output',
@@ -106,7 +137,32 @@ export type BuiltinRequest =
   | { tool: 'message_user'; text: string }
   | { tool: 'request_human_input'; question: string }
   | { tool: 'finish_task'; summary: string }
-  | { tool: 'read_output'; key: string };
+  | { tool: 'read_output'; key: string }
+  | { tool: 'start_subtask'; subtask: SubtaskArgs };
+
+function subtaskArg(args: Record<string, unknown>): SubtaskArgs {
+  const goal = stringArg(args, 'goal', 20_000);
+  if (!Array.isArray(args.exitCriteria))
+    throw new Error('exitCriteria must be an array of {check, expected, args?}');
+  if (args.title !== undefined && typeof args.title !== 'string') throw new Error('title must be a string');
+  if (
+    args.tools !== undefined &&
+    !(Array.isArray(args.tools) && args.tools.every((t) => typeof t === 'string'))
+  )
+    throw new Error('tools must be an array of tool names');
+  const known = new Set(['title', 'goal', 'tools', 'exitCriteria', 'agent', 'evidence', 'context']);
+  const unknown = Object.keys(args).filter((name) => !known.has(name));
+  if (unknown.length > 0) throw new Error(`start_subtask takes no ${unknown.join(', ')}`);
+  return {
+    goal,
+    exitCriteria: args.exitCriteria as unknown[],
+    ...(args.title !== undefined ? { title: args.title as string } : {}),
+    ...(args.tools !== undefined ? { tools: args.tools as string[] } : {}),
+    ...(args.agent !== undefined ? { agent: args.agent } : {}),
+    ...(args.evidence !== undefined ? { evidence: args.evidence } : {}),
+    ...(args.context !== undefined ? { context: args.context } : {}),
+  };
+}
 
 /** Checks a built-in call's arguments; throws (a tool error for the model) when they are wrong. */
 export function parseBuiltin(
@@ -126,5 +182,7 @@ export function parseBuiltin(
       return { tool: name, summary: stringArg(args, 'summary') };
     case 'read_output':
       return { tool: name, key: stringArg(args, 'key') };
+    case 'start_subtask':
+      return { tool: name, subtask: subtaskArg(args) };
   }
 }

@@ -1,5 +1,5 @@
 import type { TaskKind } from '@vigil/kinds';
-import type { SliceContext, TaskRecord } from '@vigil/tasks';
+import type { ActionRecord, SliceContext, TaskRecord } from '@vigil/tasks';
 import type { ChatMessage } from '../models/model-provider';
 import { byStepKey, clip, findingTitle, summariseKeys } from './step-summary';
 
@@ -10,6 +10,20 @@ const RECENT_OUTPUT_CHARS = 600;
 /** Findings listed by their title in a bounded opening (the newest). */
 const LISTED_FINDINGS = 20;
 const HUMAN_INPUT_CHARS = 4000;
+/** How much of each of the latest actions' arguments and result the opening shows. */
+const RECENT_ACTION_ARGS_CHARS = 300;
+const RECENT_ACTION_RESULT_CHARS = 600;
+
+/** The latest actions of the log in full (bounded): what was just tried and how it went, errors included. */
+function recentActionLines(actions: ActionRecord[] = []): string[] {
+  return actions.map((action) => {
+    const outcome =
+      action.error !== undefined
+        ? `error: ${clip(action.error, RECENT_ACTION_RESULT_CHARS)}`
+        : `result: ${clip(action.result, RECENT_ACTION_RESULT_CHARS)}`;
+    return `- #${action.step} ${action.tool} ${clip(action.args ?? {}, RECENT_ACTION_ARGS_CHARS)} (attempt ${action.attempt}) → ${outcome}`;
+  });
+}
 
 /**
  * `bounded` (the default): the runtime summarises what is done, so the opening stays the same size
@@ -40,6 +54,7 @@ export function buildPrompt(
   context: SliceContext,
   criteria: string,
   style: PromptStyle = 'bounded',
+  childrenSummary = '',
 ): { system: string; messages: ChatMessage[] } {
   if (style === 'unbounded') return buildUnboundedPrompt(task, kind, context, criteria);
   const system = [
@@ -70,12 +85,16 @@ export function buildPrompt(
       ? `Saved outputs (${outputKeys.length}): ${sameKeys ? 'one for each completed step' : summariseKeys(outputKeys, planKeys)}. Read one with read_output {"key": "<step key>"}.`
       : '',
     recent.length ? `Latest saved outputs:\n${recent.join('\n')}` : '',
+    context.recentActions?.length
+      ? `Last actions (from the runtime's log, newest last):\n${recentActionLines(context.recentActions).join('\n')}`
+      : '',
     findings.length
       ? `Findings (${context.findings.length}${context.findings.length > LISTED_FINDINGS ? `, the latest ${LISTED_FINDINGS}` : ''}, by title):\n${findings.join('\n')}`
       : '',
     task.humanInput
       ? `The user answered your question "${(task.humanQuestion ?? '').slice(0, HUMAN_INPUT_CHARS)}": ${task.humanInput.slice(0, HUMAN_INPUT_CHARS)}`
       : '',
+    childrenSummary,
     'Continue with the next step that is not completed. Do not repeat completed work.',
   ].filter(Boolean);
   // The opening is the same for every call of the slice: the end of its cacheable prefix.

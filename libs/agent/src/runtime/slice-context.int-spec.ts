@@ -86,6 +86,8 @@ describe('a slice context held between slices', () => {
     expect(plain(held!.context)).toEqual(plain(fresh.context));
     expect(plain(fresh.context).doneSteps).toEqual(['step:0', 'step:1', 'step:2']);
     expect(fresh.context.findings).toHaveLength(1);
+    // The last actions, shown in full in the next opening, are the log's last three either way.
+    expect(fresh.context.recentActions!.map((action) => action.step)).toEqual([2, 3, 4]);
   });
 
   it('reuses a held context while nothing changed, and reads it again after a step elsewhere', async () => {

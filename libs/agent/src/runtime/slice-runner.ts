@@ -6,6 +6,7 @@ import { CODE_VERSION } from '@vigil/platform';
 import { TurnJob, TurnQueue, WakeQueue } from '@vigil/queue';
 import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import {
+  ChildTaskRepository,
   FailureReason,
   IllegalTransitionError,
   LoadedSlice,
@@ -30,6 +31,7 @@ import { SliceContextCache } from './slice-context';
 import { SliceResult, SliceSession, SliceEnd } from './slice-session';
 import { progressHeartbeat, resolveTaskTools } from './task-tools';
 import { ToolExecutor, isFencingError } from './tool-executor';
+import { CHILD_TASKS, childrenSection, type ChildTaskStarter } from './child-tasks';
 
 /** This Worker process's id (also its liveness connection's name). */
 export const WORKER_ID = 'WORKER_ID';
@@ -77,6 +79,8 @@ export class SliceRunner {
     @Inject(WORKER_ID) private readonly workerId: string,
     @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
     @Optional() private readonly spendMetrics?: SpendMetrics,
+    @Optional() private readonly childTasks?: ChildTaskRepository,
+    @Optional() @Inject(CHILD_TASKS) private readonly childStarter?: ChildTaskStarter,
   ) {}
 
   private get services(): KindServices {
@@ -116,7 +120,15 @@ export class SliceRunner {
         await this.failTurn(task, job.attempt, 'tool_error', tools, RUNNING);
         return 'failed_turn';
       }
-      const created = this.createSession(claimed, job, controller, heartbeat, kind, tools);
+      // A parent back before all its children ended (a resume after a pause, a retry): it waits again.
+      if (task.children && task.children.done < task.children.total) {
+        heartbeat.stop();
+        return await this.handOff(task, job, { end: 'waiting_on_children' }, () => undefined);
+      }
+      // A parent resumed after its children: their results are part of its prompt.
+      const childrenSummary =
+        task.children && this.childTasks ? childrenSection(await this.childTasks.list(task.id)) : '';
+      const created = this.createSession(claimed, job, controller, heartbeat, kind, tools, childrenSummary);
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
@@ -175,6 +187,8 @@ export class SliceRunner {
         this.heldContexts.put(job.taskId, held);
       return 'skipped';
     }
+    // A child waiting for one of its parent's places never starts, whoever published it (a resume by hand).
+    if (task.parentId && task.sliceCount === 0 && (await this.childTasks?.isHeld(task))) return 'skipped';
     if (task.sliceCount >= this.config.taskMaxSlices) {
       const detail = `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`;
       await this.failTurn(task, job.attempt, 'limit', detail, ['queued']);
@@ -207,6 +221,7 @@ export class SliceRunner {
     heartbeat: HeartbeatTimer,
     kind: TaskKind,
     tools: KindTool[],
+    childrenSummary: string,
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
     const { task, context } = claimed;
     // A task's input never changes, so neither does its plan: computed once per task and worker,
@@ -258,6 +273,8 @@ export class SliceRunner {
       onHungCall: (call) => controller.abort(new HungCallError(call, 'deadline')),
       draining: () => this.active.draining,
       codeVersion: CODE_VERSION.label,
+      ...(this.childStarter ? { children: this.childStarter } : {}),
+      childrenSummary,
     });
     return { session, plan };
   }
@@ -305,6 +322,19 @@ export class SliceRunner {
           },
         });
         return 'waiting_on_human';
+      case 'waiting_on_children': {
+        // Out of the deadline index, never stale; queued at once if every child has ended already.
+        const parked = await this.tasks.transition(task, 'waiting_on_tool', {
+          attempt,
+          from: RUNNING,
+          fields: { statusReason: 'children' },
+          eventData: { waitingOn: 'children' },
+        });
+        if (parked.status !== 'queued') return 'waiting_on_children';
+        keepContext();
+        await this.turns.publish({ taskId: task.id, attempt, slice: job.slice + 1, reason: 'next_slice' });
+        return 'next_slice';
+      }
       case 'failed_turn':
         await this.failTurn(task, attempt, result.reason ?? 'tool_error', result.detail, RUNNING);
         return 'failed_turn';

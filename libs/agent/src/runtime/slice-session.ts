@@ -1,7 +1,8 @@
 import { providerOf, type VigilConfig } from '@vigil/config';
 import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
-import type {
-  ActionRecord,
+import {
+  RECENT_ACTIONS,
+  type ActionRecord,
   FailureReason,
   InFlightCall,
   SliceContext,
@@ -11,11 +12,18 @@ import type {
   UnresolvedWrite,
 } from '@vigil/tasks';
 import type { GenerateRequest, ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
-import { readFinding } from '@vigil/tasks';
+import { readFinding, subtaskStepKey } from '@vigil/tasks';
 import { estimateCostUsd, priceOf, worstCasePrice } from '../models/price-table';
 import type { SpendMetrics } from '../models/spend-metrics';
 import { BudgetExhaustedError, ModelSpend } from './model-spend';
-import { BUILTIN_TOOLS, UNBOUNDED_BUILTIN_TOOLS, isBuiltinTool, parseBuiltin } from './builtin-tools';
+import {
+  BUILTIN_TOOLS,
+  START_SUBTASK_TOOL,
+  UNBOUNDED_BUILTIN_TOOLS,
+  isBuiltinTool,
+  parseBuiltin,
+} from './builtin-tools';
+import type { ChildTaskStarter } from './child-tasks';
 import type { CallWatchdog } from './call-watchdog';
 import { GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt, type PromptStyle } from './prompt-builder';
@@ -24,7 +32,8 @@ import { SliceConversation } from './slice-conversation';
 import { ToolExecutor, ToolOutcome } from './tool-executor';
 import { unresolvedWriteQuestion } from './unresolved-question';
 
-export type SliceEnd = 'next_slice' | 'verifying' | 'waiting_on_human' | 'failed_turn' | 'paused';
+export type SliceEnd =
+  'next_slice' | 'verifying' | 'waiting_on_human' | 'waiting_on_children' | 'failed_turn' | 'paused';
 
 export interface SliceResult {
   end: SliceEnd;
@@ -71,6 +80,10 @@ export interface SliceSessionDeps {
   draining: () => boolean;
   /** The Worker's code version, recorded with every action. */
   codeVersion: string;
+  /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
+  children?: ChildTaskStarter;
+  /** What the parent is told of its children's results (children-section), when it has any. */
+  childrenSummary?: string;
   /** `bounded` unless a bench asks for the prompt as it was before (docs/ARCHITECTURE.md, "Prompts that stay bounded"). */
   promptStyle?: PromptStyle;
 }
@@ -98,10 +111,14 @@ export class SliceSession {
   private contextVersion: number;
   /** The action log's length after this session's last recorded step (0: none recorded). */
   private actionsRecorded = 0;
+  /** Steps this session has sent to be recorded: each one's number, so a repeated call is recorded once. */
+  private stepsSent = 0;
   /** False once a step's version shows a change this session did not make (then nothing is kept). */
   private contextCurrent = true;
   /** The model or tool call in flight, for the heartbeat (null between calls). */
   private current: InFlightCall | null = null;
+  /** A child was started in the model turn being played: the slice ends with the turn. */
+  private startedChild = false;
 
   constructor(private readonly deps: SliceSessionDeps) {
     const { task, kind, context } = deps;
@@ -109,6 +126,7 @@ export class SliceSession {
     const style = deps.promptStyle ?? 'bounded';
     this.toolSpecs = [
       ...(style === 'bounded' ? BUILTIN_TOOLS : UNBOUNDED_BUILTIN_TOOLS),
+      ...(this.offersSubtasks() ? [START_SUBTASK_TOOL] : []),
       ...deps.tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
@@ -120,7 +138,7 @@ export class SliceSession {
         const criteria = task.exitCriteria
           .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
           .join('\n');
-        return buildPrompt(task, kind, context, criteria, style);
+        return buildPrompt(task, kind, context, criteria, style, deps.childrenSummary);
       },
       { trim: style === 'bounded' },
     );
@@ -179,8 +197,15 @@ export class SliceSession {
         if (result) return result;
         if (steps >= config.sliceMaxSteps) break;
       }
+      // The parent waits from the end of the turn that started children (docs/ARCHITECTURE.md, "Child missions").
+      if (this.startedChild) return { end: 'waiting_on_children' };
     }
     return { end: 'next_slice' };
+  }
+
+  /** Child missions are a mission's, and only where the runtime can create them. */
+  private offersSubtasks(): boolean {
+    return this.deps.children !== undefined && this.deps.task.kind === 'mission';
   }
 
   /** The call in flight right now, as the heartbeat reports it. */
@@ -330,6 +355,7 @@ export class SliceSession {
     } catch (error) {
       return this.recordStep({ ...step, outcome: failure(error) });
     }
+    if (request.tool === 'start_subtask') return this.startSubtask(step, request.subtask);
     if (request.tool === 'read_output') {
       // A read of the slice context's saved outputs, recorded like every other call.
       const { outputs } = this.deps.context;
@@ -351,6 +377,29 @@ export class SliceSession {
     if (request.tool === 'request_human_input')
       return { end: 'waiting_on_human', question: request.question };
     return undefined;
+  }
+
+  /**
+   * A child mission, keyed by its arguments: a replayed call (a retried turn) makes no second child,
+   * and a refusal (tools not the parent's, a bad criterion) is the call's tool error.
+   */
+  private async startSubtask(
+    step: Omit<StepDone, 'outcome'>,
+    subtask: Parameters<ChildTaskStarter['execute']>[1],
+  ): Promise<SliceResult | undefined> {
+    const children = this.offersSubtasks() ? this.deps.children : undefined;
+    if (!children) return this.recordStep({ ...step, outcome: failure('start_subtask is a mission’s tool') });
+    const key = subtaskStepKey(step.args);
+    let outcome: ToolOutcome;
+    try {
+      const started = await children.execute(this.deps.task, subtask, key);
+      outcome = { key, ok: true, result: { taskId: started.childId, status: started.placement } };
+    } catch (error) {
+      outcome = failure(error instanceof Error ? error.message : error);
+    }
+    const ended = await this.recordStep({ ...step, outcome });
+    if (outcome.ok) this.startedChild = true;
+    return ended;
   }
 
   private async recordStep(done: StepDone): Promise<SliceResult | undefined> {
@@ -381,6 +430,7 @@ export class SliceSession {
       spentUsd: costUsd,
       releaseUsd: reservedUsd,
       writer: this.deps.writer,
+      writerSeq: ++this.stepsSent,
       ...extra,
     });
     this.deps.onStepRecorded?.();
@@ -389,6 +439,11 @@ export class SliceSession {
     if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;
     else this.contextCurrent = false;
     this.actionsRecorded = recorded.step;
+    // Numbered as record-step.lua numbered it, so a held context renders the same prompt as one read
+    // back (load-slice.lua returns the log's last entries; the prompt shows them as JSON either way).
+    const recent = (context.recentActions ??= []);
+    recent.push({ step: recorded.step, ...action } as ActionRecord);
+    if (recent.length > RECENT_ACTIONS) recent.splice(0, recent.length - RECENT_ACTIONS);
     if (outcome.ok && outcome.key) {
       context.doneSteps.add(outcome.key);
       if (outputJson !== undefined) context.outputs.set(outcome.key, JSON.parse(outputJson));

@@ -95,7 +95,7 @@ describe('creating a mission', () => {
     ).toMatch(/findings_count\): expected must be an integer ≥ 1/);
   });
 
-  it('validates every check at creation: tool_result only on a read tool of the mission, bounded patterns and URLs, no children yet', async () => {
+  it('validates every check at creation: tool_result only on a read tool of the mission, bounded patterns and URLs, children_completed only as true', async () => {
     const write = { ...readBack, args: { ...readBack.args, tool: 'files.write_file' } };
     expect(await problems(create(goal, [write]))).toEqual([
       'exitCriteria[0] (tool_result): args.tool files.write_file is a write; a check may only call read tools',
@@ -115,8 +115,11 @@ describe('creating a mission', () => {
         )
       )[0],
     ).toMatch(/args\.titleMatches is not a valid regular expression/);
-    expect(await problems(create(goal, [{ check: 'children_completed', expected: true }]))).toEqual([
-      'exitCriteria[0] (children_completed): child tasks are not available yet (issue 13 adds them), so children_completed cannot be used',
+    expect(await create(goal, [{ check: 'children_completed', expected: true }])).toEqual([
+      { check: 'children_completed', expected: true },
+    ]);
+    expect(await problems(create(goal, [{ check: 'children_completed', expected: false }]))).toEqual([
+      'exitCriteria[0] (children_completed): expected must be true',
     ]);
     const loopback = {
       check: 'http_json',
@@ -148,8 +151,8 @@ describe('creating a mission', () => {
       { tool: 'create_ticket' },
     ];
     expect(await problems(create(goal, [readBack], { scripted: { plan: bad } }))).toEqual([
-      "agent.scripted.plan[1][1]: files.delete_file is neither one of the mission's tools (files.read_file, files.write_file) nor a built-in (record_finding, message_user, request_human_input, finish_task, read_output)",
-      "agent.scripted.plan[2]: create_ticket is neither one of the mission's tools (files.read_file, files.write_file) nor a built-in (record_finding, message_user, request_human_input, finish_task, read_output)",
+      "agent.scripted.plan[1][1]: files.delete_file is neither one of the mission's tools (files.read_file, files.write_file) nor a built-in (record_finding, message_user, request_human_input, finish_task, read_output, start_subtask)",
+      "agent.scripted.plan[2]: create_ticket is neither one of the mission's tools (files.read_file, files.write_file) nor a built-in (record_finding, message_user, request_human_input, finish_task, read_output, start_subtask)",
     ]);
   });
 });

@@ -1,4 +1,4 @@
-import type { AgentOptions, ScriptedCall } from '@vigil/tasks';
+import { subtaskStepKey, type AgentOptions, type ScriptedCall } from '@vigil/tasks';
 import type { KindTool, PlanStep } from '../task-kind';
 import type { MissionInput } from './mission.input';
 
@@ -9,6 +9,7 @@ export const PLAN_BUILTINS = [
   'request_human_input',
   'finish_task',
   'read_output',
+  'start_subtask',
 ];
 
 export const PLAN_LIMITS = { turns: 1000, callsPerTurn: 16 } as const;
@@ -71,7 +72,8 @@ export function missionScriptedPlan(
     for (const call of callsOf(turn) as ScriptedCall[]) {
       const args = call.args ?? {};
       const tool = byTaskName.get(call.tool);
-      let key = `plan:${steps.length}`;
+      // A child's step is its arguments (as the Worker keys the call), so a started child is done.
+      let key = call.tool === 'start_subtask' ? subtaskStepKey(args) : `plan:${steps.length}`;
       if (tool) {
         try {
           key = tool.stepKey(args, task.input);

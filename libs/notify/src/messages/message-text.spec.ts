@@ -16,6 +16,20 @@ describe('message texts (from the record only)', () => {
     expect(text).not.toMatch(PERCENTAGE);
   });
 
+  it('progress of a parent waiting on its child missions counts them from its record', () => {
+    const text = progressText(
+      taskRecord({
+        status: 'waiting_on_tool',
+        statusReason: 'children',
+        children: { total: 7, running: 3, done: 2 },
+      }),
+    );
+    expect(text).toContain(
+      'Your task "Build the spring campaign" is waiting for its child tasks: 2 of 7 have ended, 3 running.',
+    );
+    expect(text).not.toMatch(PERCENTAGE);
+  });
+
   it('progress follows the record: another step, another count, a retry', () => {
     const before = progressText(taskRecord());
     const after = progressText(

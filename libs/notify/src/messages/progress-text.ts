@@ -14,6 +14,8 @@ type ProgressView = Pick<
   | 'retryCount'
   | 'retryHistory'
   | 'humanQuestion'
+  | 'statusReason'
+  | 'children'
 >;
 
 function statusLine(task: ProgressView): string {
@@ -23,8 +25,12 @@ function statusLine(task: ProgressView): string {
       return task.startedAt === null
         ? `Your task ${title} is queued and starts as soon as a worker picks it up.`
         : `Your task ${title} is running; its next part is queued and about to start.`;
-    case 'running':
     case 'waiting_on_tool':
+      // A parent waiting on its child missions (docs/ARCHITECTURE.md, "Child missions"): counts from its record.
+      if (task.statusReason === 'children' && task.children)
+        return `Your task ${title} is waiting for its child tasks: ${task.children.done} of ${task.children.total} have ended, ${task.children.running} running.`;
+      return `Your task ${title} is running.`;
+    case 'running':
       return `Your task ${title} is running.`;
     case 'retrying':
       return `Your task ${title} ran into a problem on its last attempt and is being retried.`;

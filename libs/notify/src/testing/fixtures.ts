@@ -54,6 +54,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     humanInput: null,
     humanDeadlineAt: null,
     archived: false,
+    children: null,
     ...overrides,
   };
 }

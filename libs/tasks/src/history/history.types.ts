@@ -54,7 +54,12 @@ export interface SliceContext {
   doneSteps: Set<string>;
   outputs: Map<string, unknown>;
   findings: Finding[];
+  /** The latest RECENT_ACTIONS entries of the action log, oldest first: shown in full in the prompt. */
+  recentActions?: ActionRecord[];
 }
+
+/** How many of the latest actions a slice's opening shows in full (docs/ARCHITECTURE.md, "Prompts that stay bounded"). */
+export const RECENT_ACTIONS = 3;
 
 /** All that is known about a task's past, all of it recorded by the runtime: the Watcher's view. */
 export interface TaskContext extends SliceContext {

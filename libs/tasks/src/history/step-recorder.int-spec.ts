@@ -46,6 +46,34 @@ describe('record-step.lua', () => {
     expect((await tasks.get(task.id))?.currentStep).toBe('b');
   });
 
+  it('records a step sent again by the same slice run once: a retried call whose reply was lost', async () => {
+    const { task } = await tasks.create('rs-repeat', newNoopTask());
+    await tasks.transition(task, 'running', { attempt: 1 });
+    const step = (writerSeq: number, key: string) => ({
+      taskId: task.id,
+      attempt: 1,
+      action: action({ key }),
+      succeeded: true,
+      currentStep: key,
+      writer: 'run-a',
+      writerSeq,
+      finding: { title: key, body: 'b', attempt: 1, at: 1 },
+      spentUsd: 0.5,
+    });
+    const first = await recorder.record(step(1, 'step:0'));
+    // The same call again, as a cluster client retries it after a failover: nothing changes.
+    const repeat = await recorder.record(step(1, 'step:0'));
+    expect(repeat).toEqual(first);
+    const second = await recorder.record(step(2, 'step:1'));
+    expect(second.step).toBe(2);
+    expect(await ctx.redis.llen(ctx.keys.actions(task.id))).toBe(2);
+    expect(await ctx.redis.llen(ctx.keys.findings(task.id))).toBe(2);
+    expect((await tasks.get(task.id))?.spentUsd).toBeCloseTo(1, 6);
+    // Another run (a later slice) numbers its steps from 1 again and is recorded.
+    const next = await recorder.record({ ...step(1, 'step:2'), writer: 'run-b' });
+    expect(next.step).toBe(3);
+  });
+
   it('counts consecutive errors and resets them on success', async () => {
     const { task } = await tasks.create('rs-2', newNoopTask());
     await tasks.transition(task, 'running', { attempt: 1 });

@@ -23,6 +23,8 @@ export interface StepRecord {
   releaseUsd?: number;
   /** Id of the slice run recording the step (see load-slice.lua); unique per run. */
   writer?: string;
+  /** The step's number within its slice run: a repeat of a recorded one changes nothing (record-step.lua). */
+  writerSeq?: number;
 }
 
 export interface RecordedStep {
@@ -78,6 +80,7 @@ export class StepRecorder {
           record.spentUsd ? record.spentUsd.toFixed(6) : '',
           record.writer ?? '',
           record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
+          record.writerSeq ?? '',
         ],
       );
     if (code !== ScriptCode.Applied)

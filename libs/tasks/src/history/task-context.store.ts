@@ -9,6 +9,7 @@ import { TaskScripts } from '../scripts/task-scripts';
 import { readFinding } from './finding';
 import {
   emptySliceContext,
+  RECENT_ACTIONS,
   type ActionRecord,
   type HeldContext,
   type JournalEntry,
@@ -27,7 +28,7 @@ function reply(replies: PipelineReplies, index: number): unknown {
 }
 
 type SliceReply =
-  [string[], ContextReply.Held] | [string[], ContextReply.Included, string[], string[], string[]];
+  [string[], ContextReply.Held] | [string[], ContextReply.Included, string[], string[], string[], string[]];
 
 /** A slice's start: the record, and its context: held and current, held but out of date (read), none held (read). */
 export interface LoadedSlice<Plan = unknown> {
@@ -69,8 +70,10 @@ export class TaskContextStore {
       .hgetall(this.keys.journal(taskId))
       .exec();
     const value = (index: number): unknown => reply(replies, index);
+    const actions = (value(0) as string[]).map((raw) => parse<ActionRecord>(raw));
     return {
-      actions: (value(0) as string[]).map((raw) => parse<ActionRecord>(raw)),
+      actions,
+      recentActions: actions.slice(-RECENT_ACTIONS),
       doneSteps: new Set(value(1) as string[]),
       outputs: new Map(
         Object.entries(value(2) as Record<string, string>).map(([k, v]) => [k, parse<unknown>(v)]),
@@ -97,18 +100,19 @@ export class TaskContextStore {
         this.keys.outputs(taskId),
         this.keys.findings(taskId),
       ],
-      [held?.attempt ?? 0, held?.actions ?? -1, held?.version ?? -1, held?.writer ?? ''],
+      [held?.attempt ?? 0, held?.actions ?? -1, held?.version ?? -1, held?.writer ?? '', RECENT_ACTIONS],
     );
     const task = decodeTask(fromPairs(replies[0]));
     if (replies[1] === ContextReply.Held) {
       if (task && held) return { task, context: held.context, source: 'held', held };
       return { task, context: emptySliceContext(), source: 'none' };
     }
-    const [, , done, outputs, findings] = replies;
+    const [, , done, outputs, findings, recent] = replies;
     const context: SliceContext = {
       doneSteps: new Set(done),
       outputs: new Map(),
       findings: findings.map((raw) => readFinding(parse<unknown>(raw))),
+      recentActions: (recent ?? []).map((raw) => parse<ActionRecord>(raw)),
     };
     for (let i = 0; i < outputs.length; i += 2)
       context.outputs.set(outputs[i], parse<unknown>(outputs[i + 1]));

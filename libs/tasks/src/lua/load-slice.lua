@@ -25,10 +25,11 @@
   ARGV[2] action log length it reflects
   ARGV[3] contextVersion it reflects
   ARGV[4] contextWriter it reflects
+  ARGV[5] how many of the latest actions to include with the context
 
   Returns {record, CONTEXT_HELD} when the held context is current, else {record,
-  CONTEXT_INCLUDED, doneSteps, outputs, findings}; record is the hash as a flat field/value array
-  (empty: no such task).
+  CONTEXT_INCLUDED, doneSteps, outputs, findings, recentActions}; record is the hash as a flat
+  field/value array (empty: no such task); recentActions the last ARGV[5] entries of the action log.
 ]]
 --- @include "codes"
 
@@ -40,4 +41,4 @@ if held[1] == ARGV[1] and tostring(redis.call('LLEN', KEYS[2])) == ARGV[2]
   return {record, CONTEXT_HELD}
 end
 return {record, CONTEXT_INCLUDED, redis.call('SMEMBERS', KEYS[3]), redis.call('HGETALL', KEYS[4]),
-  redis.call('LRANGE', KEYS[5], 0, -1)}
+  redis.call('LRANGE', KEYS[5], 0, -1), redis.call('LRANGE', KEYS[2], -tonumber(ARGV[5]), -1)}

@@ -30,6 +30,10 @@
   ARGV[14] id of the slice run recording the step (contextWriter: see load-slice.lua)
   ARGV[15] reservation to release in USD ("" none): reserve-task-spend.lua's grant for the model
            call whose cost ARGV[13] records
+  ARGV[16] the step's number within its slice run (1, 2, …; "" none): a call that comes again
+           from the same run with a number already recorded — a client retrying after a Redis
+           Cluster failover lost the reply of a script that did run — changes nothing and gets
+           the task's current figures back
 
   A finding also appends a task.finding event (its data is the finding).
 
@@ -40,10 +44,16 @@
 --- @include "working"
 --- @include "event"
 
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight')
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight',
+  'contextWriter', 'contextWriterSeq')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
+if ARGV[16] ~= '' and stored[7] == ARGV[14] and tonumber(stored[8] or '0') >= tonumber(ARGV[16]) then
+  local now = redis.call('HMGET', KEYS[1], 'completedUnits', 'consecutiveErrors', 'contextVersion')
+  return {CODE_APPLIED, status, attempt, redis.call('LLEN', KEYS[2]), tonumber(now[1] or '0'),
+    tonumber(now[2] or '0'), tonumber(now[3] or '0')}
+end
 
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
 local step = redis.call('LLEN', KEYS[2]) + 1
@@ -61,7 +71,8 @@ local errors = 0
 if not succeeded then errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1) end
 local completed = redis.call('SCARD', KEYS[3])
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
-  'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14])
+  'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14],
+  'contextWriterSeq', ARGV[16])
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
 if ARGV[15] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', '-' .. ARGV[15]) end
 if stored[6] and stored[6] ~= '' then

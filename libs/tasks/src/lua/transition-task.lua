@@ -17,6 +17,9 @@
   KEYS[6]      user-update index
   KEYS[7..16]  the tenant's status indexes, in the order of TASK_STATUSES
   KEYS[17]     call-deadline index (tasks whose Worker reported a call in flight)
+  KEYS[18]     the parent's task hash (a task without a parent: its own hash, unused)
+  KEYS[19]     the parent's running children (set)
+  KEYS[20]     the parent's held children (list)
 
   ARGV[1]  task id
   ARGV[2]  target status
@@ -34,8 +37,17 @@
   ARGV[12] integer increments, JSON object of field -> n ("" none)
   ARGV[13] the active-time limit (TASK_MAX_DURATION_MS)
   ARGV[14] how long a question may wait for its answer (HUMAN_WAIT_TIMEOUT_MS)
+  ARGV[15] MAX_PARALLEL_CHILDREN
 
-  Returns {code, status, attempt}: APPLIED · NOT_FOUND · NOT_ALLOWED (the table forbids it) ·
+  Children (docs/ARCHITECTURE.md, "Child missions"). A parent parked `waiting_on_tool` with reason
+  `children` is out of the deadline index (never stale); parked when all its children have
+  already ended, it is queued instead. A registered child's terminal transition ends its place:
+  held children of a live parent take the places freed (due now in the deadline index, so the
+  Watcher's sweep publishes them), and the last child to end queues its waiting parent. A child
+  shares its parent's shard and tenant, so the parent's status indexes are KEYS[7..16] too.
+
+  Returns {code, status, attempt, due}: due is a JSON array of {taskId, attempt, slice} whose
+  slice may be published now (children released, a parent queued). APPLIED · NOT_FOUND · NOT_ALLOWED (the table forbids it) ·
   STALE_ATTEMPT (fenced) · STATUS_MISMATCH (current status not among the required ones)
 ]]
 --- @include "fence"
@@ -59,30 +71,40 @@ local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human'
                       'verifying', 'retrying', 'completed', 'failed', 'cancelled'}
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory', 'activeMs',
-  'activeSince', 'spentUsd', 'attemptSpentFrom', 'provider', 'createdAt', 'startedAt', 'workerId')
+  'activeSince', 'spentUsd', 'attemptSpentFrom', 'provider', 'createdAt', 'startedAt', 'workerId', 'parentId', 'childRegistered', 'childrenTotal',
+  'childrenDone')
 local from, attempt = stored[1], tonumber(stored[2])
-if not from then return {CODE_NOT_FOUND, '', 0} end
+if not from then return {CODE_NOT_FOUND, '', 0, '[]'} end
 local to = ARGV[2]
+local fields = {}
+if ARGV[7] ~= '' then fields = cjson.decode(ARGV[7]) end
+local awaitingChildren = to == 'waiting_on_tool' and fields['statusReason'] == 'children'
+if awaitingChildren and (tonumber(stored[16] or '0') or 0) >= (tonumber(stored[15] or '0') or 0) then
+  -- Every child has ended already: the parent goes on at once.
+  to = 'queued'
+  awaitingChildren = false
+  fields['statusReason'] = nil
+end
 
 -- Operator actions (stop, pause, resume, input) act for no attempt and are never fenced.
 if ARGV[3] ~= '' then
   local refusal = fenceRefusal(from, attempt, ARGV[3], nil)
-  if refusal then return {refusal, from, attempt} end
+  if refusal then return {refusal, from, attempt, '[]'} end
 end
 if ARGV[4] ~= '' then
   local required = false
   for status in string.gmatch(ARGV[4], '[^,]+') do
     if status == from then required = true end
   end
-  if not required then return {CODE_STATUS_MISMATCH, from, attempt} end
+  if not required then return {CODE_STATUS_MISMATCH, from, attempt, '[]'} end
 end
-if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE_NOT_ALLOWED, from, attempt} end
+if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
 
 local now = ARGV[5]
 local nowMs = tonumber(now)
 local id = ARGV[1]
 local updates = {'status', to, 'updatedAt', now, 'statusReason', ''}
-if not isWorking(to) then
+if not isWorking(to) or awaitingChildren then
   updates[#updates + 1] = 'inFlight'
   updates[#updates + 1] = ''
   redis.call('ZREM', KEYS[17], id)
@@ -110,11 +132,9 @@ elseif from == 'waiting_on_human' then
   updates[#updates + 1] = ''
 end
 if to == 'paused' then redis.call('ZREM', KEYS[5], id) end
-if ARGV[7] ~= '' then
-  for name, value in pairs(cjson.decode(ARGV[7])) do
-    updates[#updates + 1] = name
-    updates[#updates + 1] = value
-  end
+for name, value in pairs(fields) do
+  updates[#updates + 1] = name
+  updates[#updates + 1] = value
 end
 if ARGV[8] ~= '' then
   local history = cjson.decode(stored[4] or '[]')
@@ -149,7 +169,7 @@ if TERMINAL[to] then
 end
 redis.call('HSET', KEYS[1], unpack(updates))
 
-if ACTIVE[to] then redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), id) else redis.call('ZREM', KEYS[3], id) end
+if ACTIVE[to] and not awaitingChildren then redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), id) else redis.call('ZREM', KEYS[3], id) end
 if to == 'verifying' then redis.call('ZADD', KEYS[4], tonumber(now), id) else redis.call('ZREM', KEYS[4], id) end
 if TERMINAL[to] then
   redis.call('ZREM', KEYS[5], id)
@@ -176,4 +196,34 @@ end
 local data = ARGV[10]
 if data == '' then data = '{}' end
 emitEvent(KEYS[2], ARGV[11], eventType, id, stored[3], attempt, now, to, from, data)
-return {CODE_APPLIED, to, attempt}
+
+local due = {}
+if TERMINAL[to] and stored[13] and stored[13] ~= '' and stored[14] == '1' then
+  if redis.call('SREM', KEYS[19], id) == 0 then redis.call('LREM', KEYS[20], 0, id) end
+  local done = redis.call('HINCRBY', KEYS[18], 'childrenDone', 1)
+  local parent = redis.call('HMGET', KEYS[18], 'id', 'status', 'statusReason', 'childrenTotal', 'createdAt',
+    'attempt', 'sliceCount')
+  if parent[2] and not TERMINAL[parent[2]] then
+    while redis.call('SCARD', KEYS[19]) < tonumber(ARGV[15]) do
+      local released = redis.call('LPOP', KEYS[20])
+      if not released then break end
+      redis.call('SADD', KEYS[19], released)
+      redis.call('ZADD', KEYS[3], nowMs, released)
+      due[#due + 1] = {taskId = released, attempt = 1, slice = 1}
+    end
+  end
+  redis.call('HSET', KEYS[18], 'childrenRunning', redis.call('SCARD', KEYS[19]))
+  if parent[2] == 'waiting_on_tool' and parent[3] == 'children' and done >= tonumber(parent[4] or '0') then
+    local parentId = parent[1]
+    redis.call('HSET', KEYS[18], 'status', 'queued', 'statusReason', '', 'updatedAt', now)
+    redis.call('ZREM', KEYS[9], parentId)
+    redis.call('ZADD', KEYS[7], tonumber(parent[5]), parentId)
+    redis.call('ZADD', KEYS[3], nowMs, parentId)
+    emitEvent(KEYS[2], ARGV[11], 'task.progress', parentId, stored[3], tonumber(parent[6]), now, 'queued',
+      'waiting_on_tool', '{"children":"ended"}')
+    due[#due + 1] = {taskId = parentId, attempt = tonumber(parent[6]), slice = (tonumber(parent[7]) or 0) + 1}
+  end
+end
+local dueJson = '[]'
+if #due > 0 then dueJson = cjson.encode(due) end
+return {CODE_APPLIED, to, attempt, dueJson}

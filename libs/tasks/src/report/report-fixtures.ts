@@ -69,6 +69,7 @@ export function missionRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     humanInput: null,
     humanDeadlineAt: null,
     archived: false,
+    children: null,
     ...overrides,
   };
 }

@@ -1,5 +1,6 @@
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { ChildTaskRepository } from '../children/child-task.repository';
 import { ConversationStore } from '../conversations/conversation-store';
 import { MessageLog } from '../history/message-log';
 import { SpendLedger } from '../history/spend-ledger';
@@ -93,6 +94,13 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       startedTaskId: 'slot-task-0',
       active: true,
     });
+    // A child on its parent's shard: its registration and its end touch the parent's keys too.
+    const children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
+    const { task: parent } = await tasks.create('slot-parent', newNoopTask());
+    const childId = children.childId(parent.id, 'subtask:1');
+    await tasks.create(childId, newNoopTask({ parentId: parent.id }));
+    await children.register(parent.id, childId);
+    await tasks.transition({ id: childId, tenantId: 'acme' }, 'cancelled');
     await spend.reserveGlobal(0.01);
     // Every task script ran; the global spend counter is one key of its own, outside every shard.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));

@@ -11,7 +11,7 @@ import { LUA_SOURCES } from '../lua/scripts.generated';
  */
 export const TASK_SCRIPT_KEYS = {
   'create-task': 7,
-  'transition-task': 17,
+  'transition-task': 20,
   'heartbeat-task': 4,
   'load-slice': 5,
   'record-step': 9,
@@ -25,6 +25,7 @@ export const TASK_SCRIPT_KEYS = {
   'claim-update': 6,
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
+  'register-child': 6,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

@@ -1,26 +1,39 @@
 import { defineCheck } from '../../task-kind';
 import type { MissionInput } from '../mission.input';
 
-export const CHILDREN_NOT_AVAILABLE =
-  'child tasks are not available yet (issue 13 adds them), so children_completed cannot be used';
-
 /**
- * `children_completed {expected: true}` is part of the mission's contract, but until child tasks
- * exist no criterion of it could ever pass: it is refused at creation with a message saying why,
- * instead of "no such check".
+ * `children_completed {expected: true}`: the task started children and every one of them ended
+ * `completed` — verified by its own exit criteria, each child being a task with its own record
+ * (docs/ARCHITECTURE.md, "Child missions"). Read from the children's records by the Watcher.
  */
 export const childrenCompletedCheck = defineCheck<MissionInput>(
   {
-    validateExpected: () => [],
-    validateArgs: () => [CHILDREN_NOT_AVAILABLE],
-    atLeastAsStrict: () => false,
+    validateExpected: (expected) => (expected === true ? [] : ['must be true']),
+    validateArgs: (args) =>
+      args === undefined || Object.keys(args).length === 0 ? [] : ['children_completed takes no args'],
+    atLeastAsStrict: (requested) => requested === true,
     atLeast: () => 'true',
   },
-  async (criterion) => ({
-    check: criterion.check,
-    expected: criterion.expected,
-    actual: null,
-    passed: false,
-    detail: CHILDREN_NOT_AVAILABLE,
-  }),
+  async (criterion, context) => {
+    const children = context.children ?? [];
+    const notCompleted = children.filter((child) => child.status !== 'completed');
+    const passed = children.length > 0 && notCompleted.length === 0;
+    return {
+      check: criterion.check,
+      expected: true,
+      actual: passed,
+      passed,
+      ...(passed
+        ? {}
+        : {
+            detail:
+              children.length === 0
+                ? 'the task started no children'
+                : `${notCompleted.length} of ${children.length} children not completed: ${notCompleted
+                    .slice(0, 10)
+                    .map((child) => `${child.id} (${child.status})`)
+                    .join(', ')}`,
+          }),
+    };
+  },
 );

@@ -118,6 +118,26 @@ describe('mission exit checks', () => {
     });
   });
 
+  it('children_completed passes only when the task has children and every one ended completed', async () => {
+    const criterion = { check: 'children_completed', expected: true };
+    const withChildren = (...statuses: string[]) => ({
+      ...context(),
+      children: statuses.map((status, i) => ({ id: `tsk_c${i}`, title: `c${i}`, status })),
+    });
+    expect(await run(criterion, withChildren())).toMatchObject({
+      passed: false,
+      detail: 'the task started no children',
+    });
+    expect(await run(criterion, withChildren('completed', 'completed'))).toMatchObject({
+      passed: true,
+      actual: true,
+    });
+    expect(await run(criterion, withChildren('completed', 'failed', 'cancelled'))).toMatchObject({
+      passed: false,
+      detail: '2 of 3 children not completed: tsk_c1 (failed), tsk_c2 (cancelled)',
+    });
+  });
+
   it('reads JSON Pointers as RFC 6901 says, escapes included', () => {
     const doc = { 'a/b': { '~k': [10, 20] } };
     expect(valueAt(doc, '/a~1b/~0k/1')).toEqual({ found: true, value: 20 });
