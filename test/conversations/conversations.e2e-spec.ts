@@ -16,6 +16,7 @@ describe('conversations, missions and human hand-offs', () => {
   const catalogPath = join(dir, 'vigil.tools.json');
   const plan = [
     { tool: 'record_finding', args: { title: 'Renewal options listed', body: 'Three options.' } },
+    { tool: 'message_user', args: { text: 'Three renewal options found so far.' } },
     { tool: 'request_human_input', args: { question: 'Which region should go first?' } },
     { tool: 'record_finding', args: { title: 'Region chosen', body: 'As the person answered.' } },
     { tool: 'finish_task', args: { summary: 'Listed the options and picked a region.' } },
@@ -134,11 +135,22 @@ describe('conversations, missions and human hand-offs', () => {
     // It went on from the step it stopped at: the first finding and the question ran once each.
     expect(await toolCalls(id)).toEqual([
       'record_finding',
+      'message_user',
       'request_human_input',
       'record_finding',
       'finish_task',
     ]);
     expect((await fetch(link)).status).toBe(409);
+    // The agent's message reached the person mid-job, as kind `agent`, before its question.
+    const messages = (await stack.api!.get(`/v1/tasks/${id}/messages`)).body.data as {
+      kind: string;
+      text: string;
+    }[];
+    expect(messages).toContainEqual(
+      expect.objectContaining({ kind: 'agent', text: 'Three renewal options found so far.' }),
+    );
+    const kinds = messages.map((message) => message.kind);
+    expect(kinds.indexOf('agent')).toBeLessThan(kinds.indexOf('human_input'));
   });
 
   it('archives the active mission for a new one; the next message answers the new one; the archived one resumes and completes', async () => {
