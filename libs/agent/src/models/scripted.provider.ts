@@ -146,7 +146,8 @@ export class ScriptedProvider implements ModelProvider {
     }
     for (; this.cursor < plan.length; this.cursor++) {
       const step = plan[this.cursor];
-      if (this.isDone(step) || this.issued.has(step.key)) continue;
+      // The done-set check first, inline: this loop passes every done step of the plan at each slice start.
+      if (done.has(step.key) || this.isDone(step) || this.issued.has(step.key)) continue;
       if (await this.playedBefore(step)) {
         this.issued.add(step.key);
         continue;

@@ -111,6 +111,8 @@ export class SliceSession {
   private contextVersion: number;
   /** The action log's length after this session's last recorded step (0: none recorded). */
   private actionsRecorded = 0;
+  /** The provider's prices, looked up once per slice. */
+  private price?: ReturnType<typeof priceOf>;
   /** Steps this session has sent to be recorded: each one's number, so a repeated call is recorded once. */
   private stepsSent = 0;
   /** False once a step's version shows a change this session did not make (then nothing is kept). */
@@ -257,11 +259,11 @@ export class SliceSession {
   private async generate(): Promise<ModelReply> {
     const { provider, signal } = this.deps;
     const request = this.conversation.request(this.toolSpecs, signal);
-    const price = priceOf(provider.modelId);
+    const price = (this.price ??= priceOf(provider.modelId));
     if (price.input === 0 && price.output === 0) {
+      // A free driver (the scripted agent): nothing to reserve, settle or count as spend.
       const reply = await this.callModel(request);
-      this.deps.spendMetrics?.record(this.providerName(), provider.modelId, reply.usage, 0);
-      return { ...reply, costUsd: 0, reservedUsd: 0 };
+      return { text: reply.text, toolCalls: reply.toolCalls, costUsd: 0, reservedUsd: 0 };
     }
     // Every prompt token at the dearest input rate: a cache write costs more than plain input.
     const grant = await this.deps.money.reserve(request, worstCasePrice(price));
@@ -405,18 +407,14 @@ export class SliceSession {
   private async recordStep(done: StepDone): Promise<SliceResult | undefined> {
     const { task, attempt, slice, recorder, context, config } = this.deps;
     const { tool, args, outcome, started, costUsd = 0, reservedUsd = 0, call, extra = {} } = done;
-    const action: Omit<ActionRecord, 'step'> = {
-      attempt,
-      slice,
-      tool,
-      key: outcome.key,
-      args,
-      ...(outcome.ok ? { result: outcome.result } : { error: outcome.error }),
-      startedAt: started,
-      durationMs: Date.now() - started,
-      ...(outcome.deduplicated ? { deduplicated: true } : {}),
-      codeVersion: this.deps.codeVersion,
-    };
+    // Built field by field, without spreads: this runs on every step (docs/ARCHITECTURE.md, "Throughput").
+    const action = { attempt, slice, tool, key: outcome.key, args } as ActionRecord;
+    if (outcome.ok) action.result = outcome.result;
+    else action.error = outcome.error;
+    action.startedAt = started;
+    action.durationMs = Date.now() - started;
+    if (outcome.deduplicated) action.deduplicated = true;
+    action.codeVersion = this.deps.codeVersion;
     const outputJson =
       outcome.ok && outcome.key && outcome.result !== undefined ? JSON.stringify(outcome.result) : undefined;
     const recorded = await recorder.record({
@@ -442,7 +440,8 @@ export class SliceSession {
     // Numbered as record-step.lua numbered it, so a held context renders the same prompt as one read
     // back (load-slice.lua returns the log's last entries; the prompt shows them as JSON either way).
     const recent = (context.recentActions ??= []);
-    recent.push({ step: recorded.step, ...action } as ActionRecord);
+    action.step = recorded.step;
+    recent.push(action);
     if (recent.length > RECENT_ACTIONS) recent.splice(0, recent.length - RECENT_ACTIONS);
     if (outcome.ok && outcome.key) {
       context.doneSteps.add(outcome.key);
