@@ -4,7 +4,7 @@ import { registerSecretValues } from '@vigil/platform';
 import { HttpTool } from './http/http-tool';
 import { McpServerConnection } from './mcp/mcp-server-connection';
 import { McpTool } from './mcp/mcp-tool';
-import { Env, variableValues } from './shared/catalog-variables';
+import { Env, variableValues } from './common/catalog-variables';
 import { CatalogReference, referenceTo } from './tool-references';
 import {
   ConversationDefaults,

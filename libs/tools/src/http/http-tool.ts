@@ -1,12 +1,12 @@
 import { ConfigError, HttpToolEntry, HttpToolMethod } from '@vigil/config';
 import { scrubSecrets } from '@vigil/platform';
-import { argumentCheck, ArgumentCheck } from '../shared/argument-validator';
-import { boundText } from '../shared/bounded-text';
-import { CallDeadline } from '../shared/call-deadline';
-import { Env, fillRecord, fillVariables } from '../shared/catalog-variables';
-import { resolvePointer } from '../shared/json-pointer';
-import { stepKeyOf } from '../shared/step-key';
-import { fillUrl } from '../shared/templates';
+import { argumentCheck, ArgumentCheck } from '../common/argument-validator';
+import { boundText } from '../common/bounded-text';
+import { CallDeadline } from '../common/call-deadline';
+import { Env, fillRecord, fillVariables } from '../common/catalog-variables';
+import { resolvePointer } from '../common/json-pointer';
+import { stepKeyOf } from '../common/step-key';
+import { fillUrl } from '../common/templates';
 import {
   ExternalTool,
   ToolCallError,

@@ -1,6 +1,6 @@
 import { checkOutboundTarget, scrubSecrets } from '@vigil/platform';
-import { boundText } from '../shared/bounded-text';
-import { CallDeadline } from '../shared/call-deadline';
+import { boundText } from '../common/bounded-text';
+import { CallDeadline } from '../common/call-deadline';
 import { ToolCallError } from '../tool-gateway';
 
 /** How much of an error response goes back to the model. */

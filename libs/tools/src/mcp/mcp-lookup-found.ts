@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { resolvePointer } from '../shared/json-pointer';
+import { resolvePointer } from '../common/json-pointer';
 
 /**
  * Where a lookup's `found` pointer is read in an MCP result (docs/ARCHITECTURE.md, "Tools from

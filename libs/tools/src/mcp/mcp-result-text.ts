@@ -1,6 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecrets } from '@vigil/platform';
-import { boundText } from '../shared/bounded-text';
+import { boundText } from '../common/bounded-text';
 
 /** An embedded resource's text is cut shorter: it sits beside the other parts. */
 const RESOURCE_TEXT_LIMIT = 2_000;

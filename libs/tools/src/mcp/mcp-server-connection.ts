@@ -1,7 +1,6 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import {
   CallToolResult,
   CallToolResultSchema,
@@ -10,9 +9,12 @@ import {
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerEntry } from '@vigil/config';
-import { CallDeadline } from '../shared/call-deadline';
-import { Env, fillRecord, fillVariables } from '../shared/catalog-variables';
+import { CallDeadline } from '../common/call-deadline';
+import { Env, fillRecord, fillVariables } from '../common/catalog-variables';
 import { ToolCallError } from '../tool-gateway';
+
+/** What `Client.connect` takes: a stdio or streamable HTTP transport. */
+type Transport = Parameters<Client['connect']>[0];
 import { StderrTail } from './stderr-tail';
 
 /** Restart delays after a server died or failed to start: 100 ms, doubling, at most 5 s. */

@@ -1,11 +1,11 @@
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { McpWriteEntry } from '@vigil/config';
-import { argumentCheck, ArgumentCheck } from '../shared/argument-validator';
-import { boundText } from '../shared/bounded-text';
-import { CallDeadline } from '../shared/call-deadline';
-import { modelNameOf } from '../shared/model-name';
-import { stepKeyOf } from '../shared/step-key';
-import { fillArguments } from '../shared/templates';
+import { argumentCheck, ArgumentCheck } from '../common/argument-validator';
+import { boundText } from '../common/bounded-text';
+import { CallDeadline } from '../common/call-deadline';
+import { modelNameOf } from '../common/model-name';
+import { stepKeyOf } from '../common/step-key';
+import { fillArguments } from '../common/templates';
 import {
   ExternalTool,
   ToolCallError,

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseToolCatalog } from '@vigil/config';
 import { CatalogToolGateway } from '../catalog-tool-gateway';
-import type { Env } from '../shared/catalog-variables';
+import type { Env } from '../common/catalog-variables';
 
 const REPO = resolve(__dirname, '../../../..');
 
