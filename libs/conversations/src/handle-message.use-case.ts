@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   CreateTaskDto,
   CreateTaskUseCase,
@@ -12,6 +12,7 @@ import {
   ControlSignals,
   ConversationEntry,
   ConversationStore,
+  IllegalTransitionError,
   readFinding,
   TaskContextStore,
   TaskRecord,
@@ -48,6 +49,8 @@ const ROUTE_DEADLINE_MS = 10_000;
  */
 @Injectable()
 export class HandleMessageUseCase {
+  private readonly logger = new Logger(HandleMessageUseCase.name);
+
   constructor(
     private readonly conversations: ConversationStore,
     private readonly tasks: TaskRepository,
@@ -134,7 +137,12 @@ export class HandleMessageUseCase {
           this.readTools(tenantId, conversationId, target),
           AbortSignal.timeout(LOOP_DEADLINE_MS),
         )
-        .catch(() => null);
+        .catch((error: unknown) => {
+          this.logger.warn(
+            `tools loop failed, answering from one read instead: ${String(error).slice(0, 200)}`,
+          );
+          return null;
+        });
       // A failed loop falls back to the one deterministic read below.
       if (answered) return entry('tools', routed.intent, answered.text, target?.id);
     }
@@ -232,9 +240,10 @@ export class HandleMessageUseCase {
         fields: { statusReason: 'archived', archived: '1' },
         eventData: { by: 'conversation', reason: 'archived' },
       });
-    } catch {
-      // It ended (or is being verified) meanwhile: nothing to archive.
-      return false;
+    } catch (error) {
+      // It ended (or is being verified) meanwhile: nothing to archive. Anything else is an error.
+      if (error instanceof IllegalTransitionError) return false;
+      throw error;
     }
     await this.signals.publish({ taskId: task.id, action: 'pause' });
     return true;

@@ -160,6 +160,24 @@ describe('the router model, through the real SDKs against loopback fakes of thei
     }
   });
 
+  it('falls back to the rules when the router model does not answer within the deadline', async () => {
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    servers.push(silent);
+    const router = createMessageRouter({
+      ...settings,
+      routerModel: 'claude-haiku-4-5',
+      anthropicApiKey: 'sk-ant-test',
+      anthropicBaseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
+    });
+    await expect(router.route('pause it', AbortSignal.timeout(300))).resolves.toMatchObject({
+      route: 'tools',
+      intent: 'pause',
+      decidedBy: 'rules',
+    });
+    silent.closeAllConnections();
+  });
+
   it('never lets a model invent a task id the message does not name', async () => {
     const fake = await loopback(() => ({
       id: 'msg_3',

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { GoogleGenAI } from '@google/genai';
 import type { VigilConfig } from '@vigil/config';
@@ -79,8 +80,17 @@ function checked(value: unknown, text: string): RoutedMessage | undefined {
 }
 
 export class RulesRouter implements MessageRouter {
+  private readonly logger = new Logger('MessageRouter');
+
   async route(text: string): Promise<RoutedMessage> {
     return { ...classifyMessage(text), decidedBy: 'rules' };
+  }
+
+  /** The rules' decision when the router model failed, said in the log and in the decision's rule. */
+  async afterFailure(text: string, error: unknown): Promise<RoutedMessage> {
+    const why = String(error).slice(0, 120);
+    this.logger.warn(`router model failed, the rules route this message: ${why}`);
+    return { ...(await this.route(text)), rule: `rules (router model failed: ${why})` };
   }
 }
 
@@ -114,11 +124,8 @@ export class AnthropicRouter implements MessageRouter {
       const call = message.content.find((block) => block.type === 'tool_use');
       return checked(call?.type === 'tool_use' ? call.input : undefined, text) ?? this.fallback.route(text);
     } catch (error) {
-      signal.throwIfAborted();
-      return {
-        ...(await this.fallback.route(text)),
-        rule: `rules (router model failed: ${String(error).slice(0, 120)})`,
-      };
+      // A failed or late router call (its deadline is the signal) never fails the message.
+      return this.fallback.afterFailure(text, error);
     }
   }
 }
@@ -152,11 +159,8 @@ export class GeminiRouter implements MessageRouter {
       }
       return checked(parsed, text) ?? this.fallback.route(text);
     } catch (error) {
-      signal.throwIfAborted();
-      return {
-        ...(await this.fallback.route(text)),
-        rule: `rules (router model failed: ${String(error).slice(0, 120)})`,
-      };
+      // A failed or late router call (its deadline is the signal) never fails the message.
+      return this.fallback.afterFailure(text, error);
     }
   }
 }
