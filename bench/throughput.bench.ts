@@ -54,7 +54,10 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
     const vigilRates: number[] = [];
     const rawRates: number[] = [];
     const rss: number[] = [];
-    const perUnit: Record<string, { commands: number; processCpuMs: number; redisCpuMs: number }> = {};
+    const perUnit: Record<
+      string,
+      { commands: number; redisReads: number; processCpuMs: number; redisCpuMs: number }
+    > = {};
     let toolStepsPerTask = 0;
     let loads = { held: 0, stale: 0, none: 0 };
     for (let round_ = 0; round_ < rounds; round_++) {
@@ -78,6 +81,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
         const run = runs[which];
         perUnit[which] = {
           commands: round(run.commands / run.units),
+          redisReads: round(run.redisReads / run.units),
           processCpuMs: round(run.processCpuMs / run.units),
           redisCpuMs: round(run.redisCpuMs / run.units),
         };
@@ -109,7 +113,8 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
           perRawJob: perUnit.raw,
           perUnitNote:
             'last round, whole run ÷ units: Redis commands (INFO commandstats, incl. slice hand-offs and BullMQ job ' +
-            'handling), CPU ms of the consuming process (/proc/<pid>/stat) and of the Redis server (INFO cpu)',
+            'handling), socket reads of the Redis server (INFO stats total_reads_processed: commands written ' +
+            'together cost one), CPU ms of the consuming process (/proc/<pid>/stat) and of the Redis server (INFO cpu)',
         },
       },
       'throughput.worker_rss_per_task': {

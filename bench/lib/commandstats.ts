@@ -96,6 +96,15 @@ export async function redisCpuMs(redis: Redis): Promise<number> {
   return (read('used_cpu_user') + read('used_cpu_sys')) * 1000;
 }
 
+/**
+ * Reads the Redis server has made from client sockets (INFO stats total_reads_processed): a client
+ * that sends many commands in one write costs the server one read for all of them.
+ */
+export async function redisReads(redis: Redis): Promise<number> {
+  const info = await redis.info('stats');
+  return Number(/total_reads_processed:(\d+)/.exec(info)?.[1] ?? 0);
+}
+
 /** Appended to a note when no two windows agreed: other clients were busy the whole time. */
 export function noiseNote(measurement: Pick<CommandMeasurement, 'agreeingWindows'>): string {
   return measurement.agreeingWindows < 2

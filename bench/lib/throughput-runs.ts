@@ -2,7 +2,7 @@ import { Queue } from 'bullmq';
 import { bullConnection, TURN_JOB_NAME, TURN_JOB_OPTIONS } from '@vigil/queue';
 import { ControlSignals, TaskRepository } from '@vigil/tasks';
 import type { AppProcess } from '@vigil/testing';
-import { diffCommandStats, readCommandStats, redisCpuMs, totalCalls } from './commandstats';
+import { diffCommandStats, readCommandStats, redisCpuMs, redisReads, totalCalls } from './commandstats';
 import { BenchContext } from './context';
 import type { LineChild } from './line-child';
 import { cpuMs, startApp, vmRssKiB } from './processes';
@@ -19,18 +19,26 @@ export interface Run {
   /** CPU ms of the consuming process and of the Redis server over the run. */
   processCpuMs: number;
   redisCpuMs: number;
+  /** Socket reads the Redis server made over the run (all clients: the bench's own are a few). */
+  redisReads: number;
 }
 
 /** Wall time, Redis commands and CPU (consumer process and Redis server) around `work`. */
 async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<void>) {
   const before = await readCommandStats(ctx.stats);
-  const [cpu0, redis0] = [cpuMs(pid), await redisCpuMs(ctx.stats)];
+  const [cpu0, redis0, reads0] = [cpuMs(pid), await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
   const started = Date.now();
   await work();
   const ms = Date.now() - started;
-  const [cpu1, redis1] = [cpuMs(pid), await redisCpuMs(ctx.stats)];
+  const [cpu1, redis1, reads1] = [cpuMs(pid), await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
   const commands = totalCalls(diffCommandStats(before, await readCommandStats(ctx.stats)));
-  return { ms, commands, processCpuMs: cpu1 - cpu0, redisCpuMs: redis1 - redis0 };
+  return {
+    ms,
+    commands,
+    processCpuMs: cpu1 - cpu0,
+    redisCpuMs: redis1 - redis0,
+    redisReads: reads1 - reads0,
+  };
 }
 
 /** The worker's `vigil_slice_context_loads_total` by source, from its /metrics. */

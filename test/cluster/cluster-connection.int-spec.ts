@@ -2,7 +2,14 @@ import { Queue, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { StreamConsumer, TaskEvent } from '@vigil/events';
 import { bullConnection } from '@vigil/queue';
-import { clusterHealth, createPresenceConnection, createRedis, masterNodes, scanKeys } from '@vigil/redis';
+import {
+  clusterHealth,
+  coalesceWrites,
+  createPresenceConnection,
+  createRedis,
+  masterNodes,
+  scanKeys,
+} from '@vigil/redis';
 import { LeaseService } from '@vigil/supervisor';
 import { ControlSignal, ControlSignals, TaskRepository } from '@vigil/tasks';
 import { LocalRedisCluster, newNoopTask, RedisTestContext } from '@vigil/testing';
@@ -138,6 +145,30 @@ describe('Vigil connections on a Redis Cluster', () => {
     expect(inner).toBeUndefined();
     expect(await leases.withLease(ids[0], 5_000, 'w2', async () => 'after release')).toBe('after release');
     expect(await clusterHealth(ctx.redis)).toEqual({ state: 'ok', masters: 3 });
+  });
+
+  it('coalesces a burst of commands into one write per master', async () => {
+    const redis = coalesceWrites(connect('coalesced'));
+    await redis.ping();
+    const keys = ids.map((id) => ctx.keys.task(id));
+    // Connected to every master first, so the burst below needs no new socket.
+    await Promise.all(keys.map((key) => redis.exists(key)));
+    const writes = masterNodes(redis).map((node) => {
+      const stream = (node as unknown as { stream: Record<string, (...args: unknown[]) => unknown> }).stream;
+      const counter = { writes: 0 };
+      for (const method of ['_write', '_writev']) {
+        const original = stream[method];
+        stream[method] = function (this: unknown, ...args: unknown[]) {
+          counter.writes++;
+          return original.apply(this, args);
+        };
+      }
+      return counter;
+    });
+    const replies = await Promise.all(keys.map((key) => redis.hget(key, 'id')));
+    expect(replies).toEqual(ids);
+    // 24 commands over 3 masters: one write to each, where a plain client makes one per command.
+    expect(writes.map((counter) => counter.writes)).toEqual([1, 1, 1]);
   });
 
   it('after a master is SIGKILLed: records, scripts, signals, presence and listings carry on', async () => {

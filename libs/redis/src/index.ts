@@ -5,3 +5,4 @@ export * from './redis-connection';
 export * from './cluster-nodes';
 export * from './cross-slot-pipeline';
 export * from './redis.module';
+export * from './write-coalescing';

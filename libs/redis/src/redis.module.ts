@@ -2,6 +2,7 @@ import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } fro
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { createRedis } from './redis-connection';
+import { coalesceWrites } from './write-coalescing';
 import { RedisKeys } from './redis-keys';
 
 export const REDIS = Symbol('REDIS');
@@ -26,7 +27,7 @@ class RedisCloser implements OnApplicationShutdown {
     {
       provide: REDIS,
       inject: [VIGIL_CONFIG],
-      useFactory: (config: VigilConfig) => createRedis(config, `vigil:${process.pid}`),
+      useFactory: (config: VigilConfig) => coalesceWrites(createRedis(config, `vigil:${process.pid}`)),
     },
     {
       provide: RedisKeys,

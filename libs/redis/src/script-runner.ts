@@ -28,9 +28,9 @@ export class ScriptRunner {
     }
   }
 
-  async run<T = unknown>(name: string, keys: string[], args: (string | number)[]): Promise<T> {
+  async run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {
     if (!this.defined.has(name)) throw new Error(`Lua script ${name} was not loaded`);
     const command = (this.redis as unknown as Record<string, ScriptCommand>)[name];
-    return (await command.call(this.redis, ...keys, ...args)) as T;
+    return (await command.apply(this.redis, (keys as readonly (string | number)[]).concat(args))) as T;
   }
 }

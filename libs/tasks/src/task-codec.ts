@@ -15,9 +15,19 @@ export const JSON_FIELDS = new Set([
   'inFlight',
 ]);
 
-/** Fields as stored in the task hash: strings, with structured values JSON-encoded. */
+/**
+ * Fields as stored in the task hash: strings, with structured values JSON-encoded. The ones every
+ * step writes exist from the start, empty as they read when absent, so create-task.lua can place
+ * them at the front of the hash (see there).
+ */
 export function encodeNewTask(id: string, task: NewTask, now: number): Record<string, string> {
   return {
+    inFlight: '',
+    contextWriter: '',
+    contextWriterSeq: '0',
+    contextVersion: '0',
+    lastHeartbeatAt: '',
+    currentStep: '',
     id,
     tenantId: task.tenantId,
     conversationId: task.conversationId ?? '',

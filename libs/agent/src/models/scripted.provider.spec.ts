@@ -112,3 +112,43 @@ describe('the scripted agent on a mission plan', () => {
     }
   });
 });
+
+describe('the scripted agent across the slices of a long plan', () => {
+  const steps: PlanStep[] = Array.from({ length: 8 }, (_, i) => ({
+    key: `step:${i}`,
+    tool: 'noop_step',
+    args: { index: i },
+  }));
+  const providerFor = (doneSteps: Set<string>) =>
+    new ScriptedProvider('opus', {
+      plan: () => steps,
+      doneSteps,
+      options: {},
+      claimTrigger: async () => true,
+    });
+  const next = async (provider: ScriptedProvider) =>
+    (await provider.generate(request())).toolCalls.map((call) => `${call.name} ${JSON.stringify(call.args)}`);
+
+  it('starts a later slice after the steps done before it, and tries a step that failed first', async () => {
+    const done = new Set<string>();
+    const first = providerFor(done);
+    for (const index of [0, 1, 2]) {
+      expect(await next(first)).toEqual([`noop_step {"index":${index}}`]);
+      if (index !== 1) done.add(`step:${index}`);
+    }
+    // The next slice: step 1 failed (the record does not show it done), so it comes before step 3.
+    const second = providerFor(done);
+    expect(await next(second)).toEqual(['noop_step {"index":1}']);
+    done.add('step:1');
+    expect(await next(second)).toEqual(['noop_step {"index":3}']);
+    for (const index of [3, 4, 5, 6, 7]) done.add(`step:${index}`);
+    expect(await next(providerFor(done))).toEqual(['finish_task {"summary":"All planned steps completed."}']);
+  });
+
+  it('starts from the beginning when the same plan comes with a record showing fewer steps done', async () => {
+    const done = new Set(['step:0', 'step:1', 'step:2', 'step:3']);
+    expect(await next(providerFor(done))).toEqual(['noop_step {"index":4}']);
+    // Only the step before the earlier mark is in this record: the rest must be played again.
+    expect(await next(providerFor(new Set(['step:3'])))).toEqual(['noop_step {"index":0}']);
+  });
+});

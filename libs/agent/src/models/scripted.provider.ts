@@ -20,6 +20,23 @@ export interface ScriptedRun {
   claimTrigger(name: string): Promise<boolean>;
 }
 
+/**
+ * How far each plan is known done from its start, kept with the plan (a worker reuses a task's
+ * plan only with a context that is still current, whose done steps only grow): a slice starts its
+ * walk there instead of passing every done step again, which made the walk quadratic in the
+ * task's length. Checked, not trusted: the record must still hold as many done steps, the one
+ * just before the mark among them.
+ */
+const donePrefix = new WeakMap<readonly PlanStep[], number>();
+
+function doneUpTo(plan: readonly PlanStep[], done: ReadonlySet<string>): number {
+  let index = donePrefix.get(plan) ?? 0;
+  if (index > done.size || (index > 0 && !done.has(plan[index - 1].key))) index = 0;
+  while (index < plan.length && done.has(plan[index].key)) index++;
+  donePrefix.set(plan, index);
+  return index;
+}
+
 function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -57,7 +74,7 @@ export class ScriptedProvider implements ModelProvider {
     if (request.signal.aborted) return waitForAbort(request.signal);
     const plan = this.run.plan();
     // A step that failed earlier in this slice is tried again before anything is claimed.
-    const next = (await this.nextStep(plan)) ?? (await this.firstUndone(plan));
+    const next = (await this.nextStep(plan)) ?? this.firstUndone(plan);
     if (!next)
       return this.reply('All planned steps are done.', [
         { name: 'finish_task', args: { summary: 'All planned steps completed.' } },
@@ -80,7 +97,9 @@ export class ScriptedProvider implements ModelProvider {
     if (options.hangAtStep === position && (await this.claim('hangAtStep'))) {
       return waitForAbort(request.signal);
     }
-    const turn = [next, ...this.restOfTurn(plan, plan.indexOf(next))];
+    this.issued.add(next.key);
+    if (next.turn === undefined) return this.reply('', [{ name: next.tool, args: next.args }]);
+    const turn = [next, ...this.restOfTurn(plan, index >= 0 ? index : plan.indexOf(next))];
     for (const step of turn) this.issued.add(step.key);
     return this.reply(
       '',
@@ -115,11 +134,10 @@ export class ScriptedProvider implements ModelProvider {
 
   /** A built-in with no logical step (a message, a question, a read) plays once per task. */
   private async playedBefore(step: PlanStep): Promise<boolean> {
-    if (!ONCE_PER_TASK.has(step.tool) || this.issued.has(step.key)) return false;
     return !(await this.run.claimTrigger(`plan:${step.key}`));
   }
 
-  private async firstUndone(plan: readonly PlanStep[]): Promise<PlanStep | undefined> {
+  private firstUndone(plan: readonly PlanStep[]): PlanStep | undefined {
     for (const step of plan) {
       if (this.isDone(step)) continue;
       if (ONCE_PER_TASK.has(step.tool)) continue;
@@ -144,11 +162,12 @@ export class ScriptedProvider implements ModelProvider {
       if (redo && done.has(redo.key)) return redo;
       this.forgetting = false;
     }
+    if (this.cursor === 0) this.cursor = doneUpTo(plan, done);
     for (; this.cursor < plan.length; this.cursor++) {
       const step = plan[this.cursor];
-      // The done-set check first, inline: this loop passes every done step of the plan at each slice start.
+      // The done-set check first, inline: the cheapest way past a done step.
       if (done.has(step.key) || this.isDone(step) || this.issued.has(step.key)) continue;
-      if (await this.playedBefore(step)) {
+      if (ONCE_PER_TASK.has(step.tool) && (await this.playedBefore(step))) {
         this.issued.add(step.key);
         continue;
       }

@@ -17,9 +17,10 @@ export class HungCallError extends Error {
   }
 }
 
-interface Watched {
-  call: InFlightCall;
-  onOverrun: (call: InFlightCall) => void;
+/** A call being watched: hand it back to `release` when the call ends. */
+export interface Watched {
+  readonly call: InFlightCall;
+  readonly onOverrun: (call: InFlightCall) => void;
 }
 
 /**
@@ -41,17 +42,20 @@ export class CallWatchdog implements OnApplicationShutdown {
     );
   }
 
-  /** Watches a call until the returned release is called; `onOverrun` runs once if it is late. */
-  track(call: InFlightCall, onOverrun: (call: InFlightCall) => void): () => void {
+  /** Watches a call until it is released; `onOverrun` runs once if it is late. */
+  watch(call: InFlightCall, onOverrun: (call: InFlightCall) => void): Watched {
     const entry: Watched = { call, onOverrun };
     this.watched.add(entry);
     if (!this.timer) {
       this.timer = setInterval(() => this.check(), this.tickMs);
       this.timer.unref();
     }
-    return () => {
-      this.watched.delete(entry);
-    };
+    return entry;
+  }
+
+  /** The call ended (answered, failed or aborted): no longer watched. */
+  release(entry: Watched): void {
+    this.watched.delete(entry);
   }
 
   private check(now = Date.now()): void {

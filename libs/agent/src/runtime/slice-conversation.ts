@@ -58,18 +58,12 @@ export class SliceConversation {
   }
 
   request(tools: ToolSpec[], signal: AbortSignal): GenerateRequest {
-    const system = () => this.start().system;
-    const messages = () => this.messages();
-    return {
-      get system() {
-        return system();
-      },
-      get messages() {
-        return messages();
-      },
-      tools,
-      signal,
-    };
+    return new LazyRequest(this, tools, signal);
+  }
+
+  /** The opening's system prompt (rendered on first read). */
+  get system(): string {
+    return this.start().system;
   }
 
   private start(): { system: string; messages: ChatMessage[] } {
@@ -81,7 +75,7 @@ export class SliceConversation {
    * conversation reads the same from one call to the next. Only a result's content is replaced:
    * each tool call keeps its result, so Anthropic's tool_use/tool_result pairing stays valid.
    */
-  private messages(): ChatMessage[] {
+  messages(): ChatMessage[] {
     const results = this.turns.filter((turn) => turn.role === 'tool' || turn.role === 'tool-pending').length;
     let seen = 0;
     const lastAssistant = this.turns.findLastIndex((turn) => turn.role === 'assistant');
@@ -121,6 +115,28 @@ export class SliceConversation {
         return turn;
       }),
     ];
+  }
+}
+
+/**
+ * A model call's request whose prompt is rendered only when the provider reads it. A class, not
+ * an object literal with getters: one is made per step, and its accessors live on the prototype.
+ */
+class LazyRequest implements GenerateRequest {
+  maxTokens?: number;
+
+  constructor(
+    private readonly conversation: SliceConversation,
+    readonly tools: ToolSpec[],
+    readonly signal: AbortSignal,
+  ) {}
+
+  get system(): string {
+    return this.conversation.system;
+  }
+
+  get messages(): ChatMessage[] {
+    return this.conversation.messages();
   }
 }
 

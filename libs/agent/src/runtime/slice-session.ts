@@ -1,5 +1,5 @@
 import { providerOf, type VigilConfig } from '@vigil/config';
-import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
+import type { KindServices, KindTool, TaskKind, ToolContext } from '@vigil/kinds';
 import {
   RECENT_ACTIONS,
   type ActionRecord,
@@ -11,7 +11,13 @@ import {
   TaskRecord,
   UnresolvedWrite,
 } from '@vigil/tasks';
-import type { GenerateRequest, ModelProvider, ToolCall, ToolSpec } from '../models/model-provider';
+import type {
+  GenerateRequest,
+  GenerateResult,
+  ModelProvider,
+  ToolCall,
+  ToolSpec,
+} from '../models/model-provider';
 import { readFinding, subtaskStepKey } from '@vigil/tasks';
 import { estimateCostUsd, priceOf, worstCasePrice } from '../models/price-table';
 import type { SpendMetrics } from '../models/spend-metrics';
@@ -24,7 +30,7 @@ import {
   parseBuiltin,
 } from './builtin-tools';
 import type { ChildTaskStarter } from './child-tasks';
-import type { CallWatchdog } from './call-watchdog';
+import type { CallWatchdog, Watched } from './call-watchdog';
 import { GlobalSpendLimitError } from './global-spend.gate';
 import { buildPrompt, type PromptStyle } from './prompt-builder';
 import type { HeldSliceContext } from './slice-context';
@@ -73,7 +79,7 @@ export interface SliceSessionDeps {
   money: ModelSpend;
   /** Spend and tokens by provider and model, on the Worker's /metrics. */
   spendMetrics?: Pick<SpendMetrics, 'record'>;
-  watchdog: Pick<CallWatchdog, 'track'>;
+  watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
   /** A call overran its deadline: the slice must end its turn (the runner aborts it). */
   onHungCall: (call: InFlightCall) => void;
   /** True once the Worker is shutting down: the slice ends after its current step. */
@@ -216,25 +222,21 @@ export class SliceSession {
   }
 
   /**
-   * Runs one model or tool call under its deadline: the watchdog tells the runner when it is late,
-   * which aborts the slice's signal, so the call (and with it the turn) ends as `hung_call`.
+   * Puts one model or tool call under its deadline: the watchdog tells the runner when it is late,
+   * which aborts the slice's signal, so the call (and with it the turn) ends as `hung_call`. The
+   * caller awaits the call and then hands the entry to `endCall` (no closure per call: this runs
+   * twice a step).
    */
-  private async underDeadline<T>(
-    kind: InFlightCall['kind'],
-    name: string,
-    timeoutMs: number,
-    call: () => Promise<T>,
-  ): Promise<T> {
+  private beginCall(kind: InFlightCall['kind'], name: string, timeoutMs: number): Watched {
     const since = Date.now();
     const inFlight: InFlightCall = { kind, name, since, deadlineAt: since + timeoutMs };
     this.current = inFlight;
-    const release = this.deps.watchdog.track(inFlight, this.deps.onHungCall);
-    try {
-      return await call();
-    } finally {
-      release();
-      if (this.current === inFlight) this.current = null;
-    }
+    return this.deps.watchdog.watch(inFlight, this.deps.onHungCall);
+  }
+
+  private endCall(watched: Watched): void {
+    this.deps.watchdog.release(watched);
+    if (this.current === watched.call) this.current = null;
   }
 
   /** The context as this slice leaves it, for the task's next slice if it runs in this process. */
@@ -287,11 +289,14 @@ export class SliceSession {
     return providerOf(this.deps.provider.name, this.deps.config);
   }
 
-  private callModel(request: GenerateRequest) {
+  private async callModel(request: GenerateRequest): Promise<GenerateResult> {
     const { provider, config } = this.deps;
-    return this.underDeadline('model', provider.name, config.modelCallTimeoutMs, () =>
-      provider.generate(request),
-    );
+    const watched = this.beginCall('model', provider.name, config.modelCallTimeoutMs);
+    try {
+      return await provider.generate(request);
+    } finally {
+      this.endCall(watched);
+    }
   }
 
   /** One tool call; returns a result when the slice must end. */
@@ -310,17 +315,22 @@ export class SliceSession {
     }
     const { task, attempt, context, signal, config } = this.deps;
     const timeoutMs = tool.timeoutMs ?? config.toolCallTimeoutMs;
-    const outcome = await this.underDeadline('tool', call.name, timeoutMs, () =>
-      this.deps.executor.run(tool, args, {
-        taskId: task.id,
-        attempt,
-        input: task.input,
-        outputs: context.outputs,
-        signal,
-        services: this.deps.services,
-        ...(this.deps.onToolProgress ? { onProgress: this.deps.onToolProgress } : {}),
-      }),
-    );
+    const toolContext: ToolContext = {
+      taskId: task.id,
+      attempt,
+      input: task.input,
+      outputs: context.outputs,
+      signal,
+      services: this.deps.services,
+    };
+    if (this.deps.onToolProgress) toolContext.onProgress = this.deps.onToolProgress;
+    const watched = this.beginCall('tool', call.name, timeoutMs);
+    let outcome: ToolOutcome;
+    try {
+      outcome = await this.deps.executor.run(tool, args, toolContext);
+    } finally {
+      this.endCall(watched);
+    }
     // A tool that gave up because the deadline aborted it returns an error: the turn ends on the abort.
     signal.throwIfAborted();
     const ended = await this.recordStep({

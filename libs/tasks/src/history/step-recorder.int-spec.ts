@@ -46,6 +46,49 @@ describe('record-step.lua', () => {
     expect((await tasks.get(task.id))?.currentStep).toBe('b');
   });
 
+  it('finds every field it reads and writes at the front of the task hash, whatever else the task holds', async () => {
+    const { task } = await tasks.create('rs-order', newNoopTask());
+    await tasks.transition(task, 'running', { attempt: 1 });
+    await recorder.record({
+      taskId: task.id,
+      attempt: 1,
+      action: action(),
+      succeeded: true,
+      currentStep: 'a',
+      writer: 'w',
+      writerSeq: 1,
+    });
+    // A hash this small is a listpack, searched field by field from its start (create-task.lua).
+    expect(await ctx.redis.object('ENCODING', ctx.keys.task(task.id))).toBe('listpack');
+    const fields = await ctx.redis.hkeys(ctx.keys.task(task.id));
+    expect(fields.slice(0, 15)).toEqual([
+      'status',
+      'attempt',
+      'tenantId',
+      'id',
+      'totalUnits',
+      'inFlight',
+      'contextWriter',
+      'contextWriterSeq',
+      'completedUnits',
+      'consecutiveErrors',
+      'contextVersion',
+      'lastHeartbeatAt',
+      'updatedAt',
+      'currentStep',
+      'spentUsd',
+    ]);
+    expect(fields.length).toBeGreaterThan(30);
+    // Created empty, they read as they did when absent.
+    const fresh = (await tasks.create('rs-order-fresh', newNoopTask())).task;
+    expect([fresh.inFlight, fresh.currentStep, fresh.lastHeartbeatAt, fresh.contextVersion]).toEqual([
+      null,
+      null,
+      null,
+      0,
+    ]);
+  });
+
   it('records a step sent again by the same slice run once: a retried call whose reply was lost', async () => {
     const { task } = await tasks.create('rs-repeat', newNoopTask());
     await tasks.transition(task, 'running', { attempt: 1 });

@@ -37,9 +37,15 @@ export interface RecordedStep {
 
 type Reply = [number, string, number, number, number, number, number];
 
+/** Tasks whose key lists are kept: about the Worker's concurrency, many times over. */
+const KEY_CACHE_SIZE = 4096;
+
 /** Writes one tool step's bookkeeping in a single fenced script call (one round trip). */
 @Injectable()
 export class StepRecorder {
+  /** record-step.lua's nine keys by task: built once per task, not on every step. */
+  private readonly keyLists = new Map<string, readonly string[]>();
+
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
@@ -49,40 +55,25 @@ export class StepRecorder {
 
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
-    const shard = this.keys.shardOf(id);
     const [code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion] =
-      await this.scripts.run<Reply>(
-        'record-step',
-        [
-          this.keys.task(id),
-          this.keys.actions(id),
-          this.keys.doneSteps(id),
-          this.keys.outputs(id),
-          this.keys.journal(id),
-          this.keys.findings(id),
-          this.keys.events(shard),
-          this.keys.deadlineIndex(shard),
-          this.keys.callDeadlineIndex(shard),
-        ],
-        [
-          record.attempt,
-          now,
-          now + this.config.staleAfterMs,
-          JSON.stringify(record.action),
-          record.action.key ?? '',
-          record.succeeded ? '1' : '0',
-          record.outputJson ?? '',
-          record.journal ? JSON.stringify(record.journal) : '',
-          record.finding === undefined ? '' : JSON.stringify(record.finding),
-          record.currentStep,
-          record.message ? JSON.stringify(record.message) : '',
-          this.config.eventStreamMaxLen,
-          record.spentUsd ? record.spentUsd.toFixed(6) : '',
-          record.writer ?? '',
-          record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
-          record.writerSeq ?? '',
-        ],
-      );
+      await this.scripts.run<Reply>('record-step', this.keysOf(id), [
+        record.attempt,
+        now,
+        now + this.config.staleAfterMs,
+        JSON.stringify(record.action),
+        record.action.key ?? '',
+        record.succeeded ? '1' : '0',
+        record.outputJson ?? '',
+        record.journal ? JSON.stringify(record.journal) : '',
+        record.finding === undefined ? '' : JSON.stringify(record.finding),
+        record.currentStep,
+        record.message ? JSON.stringify(record.message) : '',
+        this.config.eventStreamMaxLen,
+        record.spentUsd ? record.spentUsd.toFixed(6) : '',
+        record.writer ?? '',
+        record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
+        record.writerSeq ?? '',
+      ]);
     if (code !== ScriptCode.Applied)
       throw scriptRefusal(code, id, {
         status: status as TaskStatus,
@@ -90,5 +81,25 @@ export class StepRecorder {
         writerAttempt: record.attempt,
       });
     return { step, completedUnits, consecutiveErrors, contextVersion };
+  }
+
+  private keysOf(id: string): readonly string[] {
+    let keys = this.keyLists.get(id);
+    if (keys) return keys;
+    if (this.keyLists.size >= KEY_CACHE_SIZE) this.keyLists.clear();
+    const shard = this.keys.shardOf(id);
+    keys = [
+      this.keys.task(id),
+      this.keys.actions(id),
+      this.keys.doneSteps(id),
+      this.keys.outputs(id),
+      this.keys.journal(id),
+      this.keys.findings(id),
+      this.keys.events(shard),
+      this.keys.deadlineIndex(shard),
+      this.keys.callDeadlineIndex(shard),
+    ];
+    this.keyLists.set(id, keys);
+    return keys;
   }
 }

@@ -32,11 +32,27 @@ if existingHash then
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE_IDEMPOTENCY_CONFLICT, ARGV[1]} end
 
+-- What every step reads and writes (record-step.lua) goes first, in this order: a hash this small
+-- is a listpack, where each field is found by scanning from the start, so a field placed last
+-- costs every step a walk past the whole record (docs/ARCHITECTURE.md, "Throughput").
+local STEP_FIELDS = {'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight', 'contextWriter',
+  'contextWriterSeq', 'completedUnits', 'consecutiveErrors', 'contextVersion', 'lastHeartbeatAt', 'updatedAt',
+  'currentStep', 'spentUsd'}
+
 local fields = cjson.decode(ARGV[2])
-local flat = {}
+local flat, placed = {}, {}
+for _, name in ipairs(STEP_FIELDS) do
+  if fields[name] ~= nil then
+    flat[#flat + 1] = name
+    flat[#flat + 1] = fields[name]
+    placed[name] = true
+  end
+end
 for name, value in pairs(fields) do
-  flat[#flat + 1] = name
-  flat[#flat + 1] = value
+  if not placed[name] then
+    flat[#flat + 1] = name
+    flat[#flat + 1] = value
+  end
 end
 flat[#flat + 1] = 'requestHash'
 flat[#flat + 1] = ARGV[3]

@@ -13,7 +13,7 @@ import { TASK_SCRIPT_KEYS } from './task-scripts';
 /** Every script call must touch a single Redis Cluster slot: the task's shard tag. */
 describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
   const ctx = new RedisTestContext(`slots${shards}`, { SHARDS: shards });
-  const calls: { name: string; keys: string[] }[] = [];
+  const calls: { name: string; keys: readonly string[] }[] = [];
   const original = ScriptRunner.prototype.run;
 
   beforeAll(() => {

@@ -47,7 +47,7 @@ export class TaskScripts {
     this.runner = new ScriptRunner(redis, taskScriptDefinitions());
   }
 
-  run<T = unknown>(name: TaskScriptName, keys: string[], args: (string | number)[]): Promise<T> {
+  run<T = unknown>(name: TaskScriptName, keys: readonly string[], args: (string | number)[]): Promise<T> {
     return this.runner.run<T>(name, keys, args);
   }
 }

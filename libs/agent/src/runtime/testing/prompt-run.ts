@@ -169,7 +169,7 @@ export async function runPromptTask(options: PromptRunOptions): Promise<PromptRu
           attempt: 1,
           budgetUsd,
         }),
-        watchdog: { track: () => () => undefined },
+        watchdog: { watch: (call, onOverrun) => ({ call, onOverrun }), release: () => undefined },
         onHungCall: () => undefined,
         draining: () => false,
         codeVersion: 'prompt-run',
