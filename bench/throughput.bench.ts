@@ -56,7 +56,13 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
     const rss: number[] = [];
     const perUnit: Record<
       string,
-      { commands: number; redisReads: number; processCpuMs: number; redisCpuMs: number }
+      {
+        commands: number;
+        redisReads: number;
+        processCpuMs: number;
+        mainThreadCpuMs: number;
+        redisCpuMs: number;
+      }
     > = {};
     let toolStepsPerTask = 0;
     let loads = { held: 0, stale: 0, none: 0 };
@@ -83,6 +89,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
           commands: round(run.commands / run.units),
           redisReads: round(run.redisReads / run.units),
           processCpuMs: round(run.processCpuMs / run.units),
+          mainThreadCpuMs: round(run.mainThreadCpuMs / run.units),
           redisCpuMs: round(run.redisCpuMs / run.units),
         };
       }
@@ -114,7 +121,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
           perUnitNote:
             'last round, whole run ÷ units: Redis commands (INFO commandstats, incl. slice hand-offs and BullMQ job ' +
             'handling), socket reads of the Redis server (INFO stats total_reads_processed: commands written ' +
-            'together cost one), CPU ms of the consuming process (/proc/<pid>/stat) and of the Redis server (INFO cpu)',
+            'together cost one), CPU ms of the consuming process (/proc/<pid>/stat), of its main thread alone (/proc/<pid>/task/<pid>/stat: the JavaScript, which one core bounds) and of the Redis server (INFO cpu)',
         },
       },
       'throughput.worker_rss_per_task': {

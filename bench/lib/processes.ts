@@ -52,11 +52,19 @@ export function killLeftovers(): void {
 }
 
 /** CPU time (user + system) a process has used so far, in ms, from /proc/<pid>/stat. */
-export function cpuMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+export function cpuMs(pid: number, thread?: number): number {
+  const stat = readFileSync(
+    thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`,
+    'utf8',
+  );
   // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS;
+}
+
+/** CPU ms of a process's main thread (its JavaScript), without GC helper and libuv pool threads. */
+export function mainThreadCpuMs(pid: number): number {
+  return cpuMs(pid, pid);
 }
 
 /** USER_HZ: 100 on every mainstream Linux build. */

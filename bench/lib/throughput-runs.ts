@@ -5,7 +5,7 @@ import type { AppProcess } from '@vigil/testing';
 import { diffCommandStats, readCommandStats, redisCpuMs, redisReads, totalCalls } from './commandstats';
 import { BenchContext } from './context';
 import type { LineChild } from './line-child';
-import { cpuMs, startApp, vmRssKiB } from './processes';
+import { cpuMs, mainThreadCpuMs, startApp, vmRssKiB } from './processes';
 import { sleep } from './stats';
 import { noopTask, turnQueue } from './tasks';
 
@@ -18,6 +18,8 @@ export interface Run {
   commands: number;
   /** CPU ms of the consuming process and of the Redis server over the run. */
   processCpuMs: number;
+  /** Of which the main thread's (the JavaScript itself, which one core bounds). */
+  mainThreadCpuMs: number;
   redisCpuMs: number;
   /** Socket reads the Redis server made over the run (all clients: the bench's own are a few). */
   redisReads: number;
@@ -26,16 +28,19 @@ export interface Run {
 /** Wall time, Redis commands and CPU (consumer process and Redis server) around `work`. */
 async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<void>) {
   const before = await readCommandStats(ctx.stats);
-  const [cpu0, redis0, reads0] = [cpuMs(pid), await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
+  const [cpu0, main0] = [cpuMs(pid), mainThreadCpuMs(pid)];
+  const [redis0, reads0] = [await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
   const started = Date.now();
   await work();
   const ms = Date.now() - started;
-  const [cpu1, redis1, reads1] = [cpuMs(pid), await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
+  const [cpu1, main1] = [cpuMs(pid), mainThreadCpuMs(pid)];
+  const [redis1, reads1] = [await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
   const commands = totalCalls(diffCommandStats(before, await readCommandStats(ctx.stats)));
   return {
     ms,
     commands,
     processCpuMs: cpu1 - cpu0,
+    mainThreadCpuMs: main1 - main0,
     redisCpuMs: redis1 - redis0,
     redisReads: reads1 - reads0,
   };

@@ -28,9 +28,10 @@ export class ScriptRunner {
     }
   }
 
-  async run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {
-    if (!this.defined.has(name)) throw new Error(`Lua script ${name} was not loaded`);
+  run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {
+    if (!this.defined.has(name)) return Promise.reject(new Error(`Lua script ${name} was not loaded`));
     const command = (this.redis as unknown as Record<string, ScriptCommand>)[name];
-    return (await command.apply(this.redis, (keys as readonly (string | number)[]).concat(args))) as T;
+    // The command's own promise, not one more async frame around it: this runs on every step.
+    return command.apply(this.redis, (keys as readonly (string | number)[]).concat(args)) as Promise<T>;
   }
 }

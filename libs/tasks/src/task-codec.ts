@@ -28,6 +28,7 @@ export function encodeNewTask(id: string, task: NewTask, now: number): Record<st
     contextVersion: '0',
     lastHeartbeatAt: '',
     currentStep: '',
+    statusReason: '',
     id,
     tenantId: task.tenantId,
     conversationId: task.conversationId ?? '',

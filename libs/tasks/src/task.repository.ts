@@ -84,9 +84,14 @@ function stringifyFields(fields: TransitionOptions['fields']): string {
   return JSON.stringify(out);
 }
 
+/** Tenant-and-shard key lists kept (transitionKeys): far more than a deployment's tenants × shards. */
+const SHARD_KEY_CACHE_SIZE = 10_000;
+
 /** The task record in Redis: every write goes through a Lua script; reads decode the hash. */
 @Injectable()
 export class TaskRepository {
+  private readonly shardKeys = new Map<string, readonly string[]>();
+
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -149,19 +154,29 @@ export class TaskRepository {
     const children = new ChildKeys(this.keys);
     // Without a parent the child keys are the task's own: unused, and in its slot.
     const parent = parentId ?? task.id;
-    return [
-      this.keys.task(task.id),
+    const keys = [this.keys.task(task.id)];
+    for (const key of this.shardTransitionKeys(shard, task.tenantId)) keys.push(key);
+    keys.push(this.keys.task(parent), children.running(parent), children.held(parent));
+    return keys;
+  }
+
+  /** KEYS[2..17] of transition-task.lua: the same for every task of a tenant on a shard, so built once. */
+  private shardTransitionKeys(shard: number, tenantId: string): readonly string[] {
+    const cacheKey = `${shard}:${tenantId}`;
+    let keys = this.shardKeys.get(cacheKey);
+    if (keys) return keys;
+    if (this.shardKeys.size >= SHARD_KEY_CACHE_SIZE) this.shardKeys.clear();
+    keys = [
       this.keys.events(shard),
       this.keys.deadlineIndex(shard),
       this.keys.verifyingIndex(shard),
       this.keys.expiryIndex(shard),
       this.keys.updatesIndex(shard),
-      ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, task.tenantId, status)),
+      ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, tenantId, status)),
       this.keys.callDeadlineIndex(shard),
-      this.keys.task(parent),
-      children.running(parent),
-      children.held(parent),
     ];
+    this.shardKeys.set(cacheKey, keys);
+    return keys;
   }
 
   private transitionArgs(

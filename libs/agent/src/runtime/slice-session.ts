@@ -182,7 +182,7 @@ export class SliceSession {
         if (failed) return failed;
         continue;
       }
-      let { costUsd, reservedUsd } = reply;
+      let { costUsd = 0, reservedUsd = 0 } = reply;
       if (reply.toolCalls.length === 0) {
         steps++;
         const failed = await this.recordStep({
@@ -264,8 +264,7 @@ export class SliceSession {
     const price = (this.price ??= priceOf(provider.modelId));
     if (price.input === 0 && price.output === 0) {
       // A free driver (the scripted agent): nothing to reserve, settle or count as spend.
-      const reply = await this.callModel(request);
-      return { text: reply.text, toolCalls: reply.toolCalls, costUsd: 0, reservedUsd: 0 };
+      return this.callModel(request);
     }
     // Every prompt token at the dearest input rate: a cache write costs more than plain input.
     const grant = await this.deps.money.reserve(request, worstCasePrice(price));
@@ -281,7 +280,13 @@ export class SliceSession {
     const costUsd = estimateCostUsd(provider, reply.usage);
     this.deps.spendMetrics?.record(this.providerName(), provider.modelId, reply.usage, costUsd);
     await this.deps.money.settleGlobal(grant, costUsd);
-    return { text: reply.text, toolCalls: reply.toolCalls, costUsd, reservedUsd: grant.grantedUsd };
+    return {
+      text: reply.text,
+      toolCalls: reply.toolCalls,
+      usage: reply.usage,
+      costUsd,
+      reservedUsd: grant.grantedUsd,
+    };
   }
 
   /** Who runs this attempt (`anthropic`, `google`, `scripted`): the record's `provider`. */
@@ -477,11 +482,10 @@ export class SliceSession {
   }
 }
 
-interface ModelReply {
-  text: string;
-  toolCalls: ToolCall[];
-  costUsd: number;
-  reservedUsd: number;
+/** The model's answer, with what it cost when it cost anything (a free driver's has no cost fields). */
+interface ModelReply extends GenerateResult {
+  costUsd?: number;
+  reservedUsd?: number;
 }
 
 /** A model call that failed after its reservation: the step records the charge. */

@@ -51,7 +51,15 @@ export class ToolExecutor {
     } catch (error) {
       return { key: null, ok: false, error: message(error) };
     }
-    if (tool.effect === 'read') return this.attempt(key, () => tool.execute(args, context));
+    if (tool.effect === 'read') {
+      // Inline, not through `attempt`: a read runs on most steps, and this spares a closure per call.
+      try {
+        return this.outcomeOf(key, await tool.execute(args, context));
+      } catch (error) {
+        if (isFencingError(error)) throw error;
+        return { key, ok: false, error: message(error) };
+      }
+    }
 
     const state = await this.journal.begin(context.taskId, context.attempt, key, args);
     if (state.state === 'done') return { key, ok: true, result: state.entry.result, deduplicated: true };
@@ -97,16 +105,19 @@ export class ToolExecutor {
     return { state: 'done', attempt, at: Date.now(), result, ...(reconciled ? { reconciled } : {}) };
   }
 
+  private outcomeOf(key: string, value: unknown): ToolOutcome {
+    return value instanceof ToolOutput
+      ? { key, ok: true, result: value.saved, shown: value.shown }
+      : { key, ok: true, result: value };
+  }
+
   private async attempt(
     key: string,
     call: () => Promise<unknown>,
     onError?: (error: unknown) => void,
   ): Promise<ToolOutcome> {
     try {
-      const value = await call();
-      return value instanceof ToolOutput
-        ? { key, ok: true, result: value.saved, shown: value.shown }
-        : { key, ok: true, result: value };
+      return this.outcomeOf(key, await call());
     } catch (error) {
       if (isFencingError(error)) throw error;
       onError?.(error);

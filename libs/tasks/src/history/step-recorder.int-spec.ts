@@ -61,7 +61,7 @@ describe('record-step.lua', () => {
     // A hash this small is a listpack, searched field by field from its start (create-task.lua).
     expect(await ctx.redis.object('ENCODING', ctx.keys.task(task.id))).toBe('listpack');
     const fields = await ctx.redis.hkeys(ctx.keys.task(task.id));
-    expect(fields.slice(0, 15)).toEqual([
+    expect(fields.slice(0, 19)).toEqual([
       'status',
       'attempt',
       'tenantId',
@@ -77,6 +77,11 @@ describe('record-step.lua', () => {
       'updatedAt',
       'currentStep',
       'spentUsd',
+      // What a slice's transitions read and write (transition-task.lua).
+      'createdAt',
+      'sliceCount',
+      'statusReason',
+      'codeVersion',
     ]);
     expect(fields.length).toBeGreaterThan(30);
     // Created empty, they read as they did when absent.

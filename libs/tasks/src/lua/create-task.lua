@@ -32,16 +32,17 @@ if existingHash then
 end
 if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE_IDEMPOTENCY_CONFLICT, ARGV[1]} end
 
--- What every step reads and writes (record-step.lua) goes first, in this order: a hash this small
--- is a listpack, where each field is found by scanning from the start, so a field placed last
--- costs every step a walk past the whole record (docs/ARCHITECTURE.md, "Throughput").
-local STEP_FIELDS = {'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight', 'contextWriter',
+-- What every step reads and writes (record-step.lua) goes first, in this order, then what every
+-- slice's transitions read (transition-task.lua): a hash this small is a listpack, where each field
+-- is found by scanning from the start, so a field placed last costs every step a walk past the
+-- whole record (docs/ARCHITECTURE.md, "Throughput").
+local FRONT_FIELDS = {'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight', 'contextWriter',
   'contextWriterSeq', 'completedUnits', 'consecutiveErrors', 'contextVersion', 'lastHeartbeatAt', 'updatedAt',
-  'currentStep', 'spentUsd'}
+  'currentStep', 'spentUsd', 'createdAt', 'sliceCount', 'statusReason', 'codeVersion'}
 
 local fields = cjson.decode(ARGV[2])
 local flat, placed = {}, {}
-for _, name in ipairs(STEP_FIELDS) do
+for _, name in ipairs(FRONT_FIELDS) do
   if fields[name] ~= nil then
     flat[#flat + 1] = name
     flat[#flat + 1] = fields[name]

@@ -70,16 +70,17 @@ local ALLOWED = {
 local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'paused',
                       'verifying', 'retrying', 'completed', 'failed', 'cancelled'}
 
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'retryHistory', 'activeMs',
-  'activeSince', 'spentUsd', 'attemptSpentFrom', 'provider', 'createdAt', 'startedAt', 'workerId', 'parentId', 'childRegistered', 'childrenTotal',
-  'childrenDone')
+-- Only what every transition needs is read up front; the rest where its branch needs it. A task
+-- hash is a listpack, searched from its start for every field named (create-task.lua).
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'createdAt')
 local from, attempt = stored[1], tonumber(stored[2])
 if not from then return {CODE_NOT_FOUND, '', 0, '[]'} end
 local to = ARGV[2]
 local fields = {}
 if ARGV[7] ~= '' then fields = cjson.decode(ARGV[7]) end
 local awaitingChildren = to == 'waiting_on_tool' and fields['statusReason'] == 'children'
-if awaitingChildren and (tonumber(stored[16] or '0') or 0) >= (tonumber(stored[15] or '0') or 0) then
+local children = awaitingChildren and redis.call('HMGET', KEYS[1], 'childrenTotal', 'childrenDone') or {}
+if awaitingChildren and (tonumber(children[2] or '0') or 0) >= (tonumber(children[1] or '0') or 0) then
   -- Every child has ended already: the parent goes on at once.
   to = 'queued'
   awaitingChildren = false
@@ -109,9 +110,13 @@ if not isWorking(to) or awaitingChildren then
   updates[#updates + 1] = ''
   redis.call('ZREM', KEYS[17], id)
 end
-local activeMs = tonumber(stored[5] or '0') or 0
+local clock = {}
+if (CLOCKED[from] or false) ~= (CLOCKED[to] or false) then
+  clock = redis.call('HMGET', KEYS[1], 'activeMs', 'activeSince')
+end
+local activeMs = tonumber(clock[1] or '0') or 0
 if CLOCKED[from] and not CLOCKED[to] then
-  local since = tonumber(stored[6] or '')
+  local since = tonumber(clock[2] or '')
   if since then activeMs = activeMs + math.max(0, nowMs - since) end
   updates[#updates + 1] = 'activeMs'
   updates[#updates + 1] = tostring(activeMs)
@@ -137,13 +142,14 @@ for name, value in pairs(fields) do
   updates[#updates + 1] = value
 end
 if ARGV[8] ~= '' then
-  local history = cjson.decode(stored[4] or '[]')
+  local run = redis.call('HMGET', KEYS[1], 'retryHistory', 'spentUsd', 'attemptSpentFrom', 'provider', 'workerId')
+  local history = cjson.decode(run[1] or '[]')
   local entry = cjson.decode(ARGV[8])
   entry['attempt'] = attempt
   entry['at'] = nowMs
-  entry['provider'] = stored[9] or cjson.null
-  entry['workerId'] = stored[12] or cjson.null
-  local spent = (tonumber(stored[7] or '0') or 0) - (tonumber(stored[8] or '0') or 0)
+  entry['provider'] = run[4] or cjson.null
+  entry['workerId'] = run[5] or cjson.null
+  local spent = (tonumber(run[2] or '0') or 0) - (tonumber(run[3] or '0') or 0)
   entry['costUsd'] = math.floor(math.max(0, spent) * 1e6 + 0.5) / 1e6
   history[#history + 1] = entry
   attempt = attempt + 1
@@ -158,7 +164,7 @@ if ARGV[12] ~= '' then
     if name == 'attempt' then attempt = value end
   end
 end
-local firstStart = to == 'running' and not stored[11]
+local firstStart = to == 'running' and redis.call('HEXISTS', KEYS[1], 'startedAt') == 0
 if firstStart then
   updates[#updates + 1] = 'startedAt'
   updates[#updates + 1] = now
@@ -178,7 +184,7 @@ end
 for index, status in ipairs(STATUS_ORDER) do
   if status == from then redis.call('ZREM', KEYS[6 + index], id) end
 end
-local createdAt = stored[10]
+local createdAt = stored[4]
 for index, status in ipairs(STATUS_ORDER) do
   if status == to then redis.call('ZADD', KEYS[6 + index], tonumber(createdAt), id) end
 end
@@ -198,7 +204,8 @@ if data == '' then data = '{}' end
 emitEvent(KEYS[2], ARGV[11], eventType, id, stored[3], attempt, now, to, from, data)
 
 local due = {}
-if TERMINAL[to] and stored[13] and stored[13] ~= '' and stored[14] == '1' then
+local child = TERMINAL[to] and redis.call('HMGET', KEYS[1], 'parentId', 'childRegistered') or {}
+if TERMINAL[to] and child[1] and child[1] ~= '' and child[2] == '1' then
   if redis.call('SREM', KEYS[19], id) == 0 then redis.call('LREM', KEYS[20], 0, id) end
   local done = redis.call('HINCRBY', KEYS[18], 'childrenDone', 1)
   local parent = redis.call('HMGET', KEYS[18], 'id', 'status', 'statusReason', 'childrenTotal', 'createdAt',
