@@ -44,11 +44,15 @@ export class AppProcess {
 
   static start(app: AppName | string, env: Record<string, string>, script?: string): AppProcess {
     const entry = script ?? join(builtDistDir(), `apps/${app}/src/main.js`);
-    const child = spawn(process.execPath, [entry], {
-      cwd: ROOT,
-      env: { ...process.env, LOG_LEVEL: 'info', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      [...(process.env.PROF_ARGS ? process.env.PROF_ARGS.split(' ') : []), entry],
+      {
+        cwd: ROOT,
+        env: { ...process.env, LOG_LEVEL: 'info', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     return new AppProcess(app, child);
   }
 

@@ -45,7 +45,7 @@
 --- @include "event"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight',
-  'contextWriter', 'contextWriterSeq')
+  'contextWriter', 'contextWriterSeq', 'contextVersion')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
@@ -70,18 +70,19 @@ if ARGV[9] ~= '' then redis.call('RPUSH', KEYS[6], ARGV[9]) end
 local errors = 0
 if not succeeded then errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1) end
 local completed = redis.call('SCARD', KEYS[3])
+-- With contextWriter and the log's length, tells a worker whether the context it holds from this
+-- task's previous slice is still current (load-slice.lua). Read above and written here with the
+-- rest: one command fewer than an HINCRBY on every step.
+local contextVersion = (tonumber(stored[9] or '0') or 0) + 1
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
   'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14],
-  'contextWriterSeq', ARGV[16])
+  'contextWriterSeq', ARGV[16], 'contextVersion', contextVersion)
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
 if ARGV[15] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', '-' .. ARGV[15]) end
 if stored[6] and stored[6] ~= '' then
   redis.call('HSET', KEYS[1], 'inFlight', '')
   redis.call('ZREM', KEYS[9], stored[4])
 end
--- With contextWriter and the log's length, tells a worker whether the context it holds from this
--- task's previous slice is still current (load-slice.lua).
-local contextVersion = redis.call('HINCRBY', KEYS[1], 'contextVersion', 1)
 redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
 
 local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed,
