@@ -24,6 +24,11 @@ export function copyBuildAs(commit: string): { dir: string; remove: () => void }
 }
 
 /** A built app (dist/) running as its own OS process, as in production. */
+/** VIGIL_APP_NODE_ARGS, split on spaces: how a developer profiles the apps of a test or bench run. */
+function nodeArgs(): string[] {
+  return (process.env.VIGIL_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
+}
+
 export class AppProcess {
   readonly output: string[] = [];
   /** The HTTP port it was given, when the starter knows it. */
@@ -46,7 +51,8 @@ export class AppProcess {
     const entry = script ?? join(builtDistDir(), `apps/${app}/src/main.js`);
     const child = spawn(
       process.execPath,
-      [...(process.env.PROF_ARGS ? process.env.PROF_ARGS.split(' ') : []), entry],
+      // Node flags for every app a test or bench starts, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`.
+      [...nodeArgs(), entry],
       {
         cwd: ROOT,
         env: { ...process.env, LOG_LEVEL: 'info', ...env },
