@@ -74,6 +74,9 @@ export async function vigilRun(
   const ids = Array.from({ length: TASKS }, (_, i) => `tp-r${round}-${i}`);
   await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(steps), tenantId })));
   const verifying = ctx.keys.tenantStatusIndex(0, tenantId, 'verifying');
+  // No Watcher runs here: a failed turn leaves its task in retrying, for good.
+  const failedTurns = ctx.keys.tenantStatusIndex(0, tenantId, 'retrying');
+  const failed = ctx.keys.tenantStatusIndex(0, tenantId, 'failed');
   const loadsBefore = await contextLoads(worker);
   const sampler = setInterval(() => rss.push(vmRssKiB(worker.child.pid!)), 50);
   let measured;
@@ -87,6 +90,18 @@ export async function vigilRun(
         if (Date.now() - started > 300_000)
           throw new Error('vigil run: tasks did not all reach verifying in 300 s');
         if (worker.child.exitCode !== null) throw new Error(`worker exited:\n${worker.text().slice(-2000)}`);
+        // A task whose turn failed never reaches verifying: say why at once rather than at the
+        // timeout (SLICE_MAX_STEPS × TASK_MAX_SLICES below the task's length, say).
+        const [first] = [
+          ...(await ctx.redis.zrange(failedTurns, '0', '0')),
+          ...(await ctx.redis.zrange(failed, '0', '0')),
+        ];
+        if (first) {
+          const [failure, history] = await ctx.redis.hmget(ctx.keys.task(first), 'failure', 'retryHistory');
+          throw new Error(
+            `vigil run: task ${first} failed its turn: ${failure || history || 'no reason recorded'}`,
+          );
+        }
         await sleep(20);
       }
     });
