@@ -6,3 +6,4 @@ export * from './cluster-nodes';
 export * from './cross-slot-pipeline';
 export * from './redis.module';
 export * from './write-coalescing';
+export * from './bounded-memo';

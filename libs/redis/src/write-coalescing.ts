@@ -11,8 +11,9 @@ type Stream = Socket & { [COALESCED]?: true };
  * Worker's slices run side by side: a burst of replies resolves dozens of steps in one turn, and
  * each then writes its next command. Written one by one, every command costs a send here and a
  * read on the server; corked until the turn's queued callbacks have run, the burst goes as one
- * writev and the server reads it at once (docs/ARCHITECTURE.md, "Throughput"). Nothing waits
- * longer than the current turn, and the order of commands on the connection is unchanged.
+ * writev and the server reads it at once (docs/ARCHITECTURE.md, "Throughput: what one step
+ * costs"). Nothing waits longer than the current turn, and the order of commands on the
+ * connection is unchanged.
  */
 function coalesce(stream: Stream): void {
   if (stream[COALESCED]) return;

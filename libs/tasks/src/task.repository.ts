@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
+import { BoundedMemo, crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from './scripts/script-codes';
 import { TaskScripts } from './scripts/task-scripts';
 import { ChildKeys } from './children/child-keys';
@@ -90,7 +90,7 @@ const SHARD_KEY_CACHE_SIZE = 10_000;
 /** The task record in Redis: every write goes through a Lua script; reads decode the hash. */
 @Injectable()
 export class TaskRepository {
-  private readonly shardKeys = new Map<string, readonly string[]>();
+  private readonly shardKeys = new BoundedMemo<readonly string[]>(SHARD_KEY_CACHE_SIZE);
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -163,10 +163,9 @@ export class TaskRepository {
   /** KEYS[2..17] of transition-task.lua: the same for every task of a tenant on a shard, so built once. */
   private shardTransitionKeys(shard: number, tenantId: string): readonly string[] {
     const cacheKey = `${shard}:${tenantId}`;
-    let keys = this.shardKeys.get(cacheKey);
-    if (keys) return keys;
-    if (this.shardKeys.size >= SHARD_KEY_CACHE_SIZE) this.shardKeys.clear();
-    keys = [
+    const kept = this.shardKeys.get(cacheKey);
+    if (kept) return kept;
+    return this.shardKeys.set(cacheKey, [
       this.keys.events(shard),
       this.keys.deadlineIndex(shard),
       this.keys.verifyingIndex(shard),
@@ -174,9 +173,7 @@ export class TaskRepository {
       this.keys.updatesIndex(shard),
       ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, tenantId, status)),
       this.keys.callDeadlineIndex(shard),
-    ];
-    this.shardKeys.set(cacheKey, keys);
-    return keys;
+    ]);
   }
 
   private transitionArgs(

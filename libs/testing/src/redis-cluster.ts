@@ -198,21 +198,26 @@ export class LocalRedisCluster {
     throw new Error('no node of the cluster answers');
   }
 
-  private async call(port: number, ...command: string[]): Promise<string> {
-    const redis = new Redis({
-      host: HOST,
-      port,
-      lazyConnect: true,
-      maxRetriesPerRequest: 0,
-      retryStrategy: () => null,
-    });
-    redis.on('error', () => undefined);
-    try {
-      await redis.connect();
-      return String(await redis.call(command[0], ...command.slice(1)));
-    } finally {
-      redis.disconnect();
-    }
+  private call(port: number, ...command: string[]): Promise<string> {
+    return withNode(port, async (redis) => String(await redis.call(command[0], ...command.slice(1))));
+  }
+}
+
+/** One command exchange with one node, on a connection of its own that never retries or reconnects. */
+async function withNode<T>(port: number, use: (redis: Redis) => Promise<T>): Promise<T> {
+  const redis = new Redis({
+    host: HOST,
+    port,
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+  });
+  redis.on('error', () => undefined);
+  try {
+    await redis.connect();
+    return await use(redis);
+  } finally {
+    redis.disconnect();
   }
 }
 
@@ -244,24 +249,10 @@ function parseNodes(text: string): NodeLine[] {
 
 async function waitForPing(port: number): Promise<void> {
   await waitFor(
-    async () => {
-      const redis = new Redis({
-        host: HOST,
-        port,
-        lazyConnect: true,
-        maxRetriesPerRequest: 0,
-        retryStrategy: () => null,
-      });
-      redis.on('error', () => undefined);
-      try {
-        await redis.connect();
-        return (await redis.ping()) === 'PONG' ? true : undefined;
-      } catch {
-        return undefined;
-      } finally {
-        redis.disconnect();
-      }
-    },
+    () =>
+      withNode(port, async (redis) => ((await redis.ping()) === 'PONG' ? true : undefined)).catch(
+        () => undefined,
+      ),
     10_000,
     `redis-server on ${port}`,
   );

@@ -97,8 +97,10 @@ export class ScriptedProvider implements ModelProvider {
     if (options.hangAtStep === position && (await this.claim('hangAtStep'))) {
       return waitForAbort(request.signal);
     }
-    this.issued.add(next.key);
-    if (next.turn === undefined) return this.reply('', [{ name: next.tool, args: next.args }]);
+    if (next.turn === undefined) {
+      this.issued.add(next.key);
+      return this.reply('', [{ name: next.tool, args: next.args }]);
+    }
     const turn = [next, ...this.restOfTurn(plan, index >= 0 ? index : plan.indexOf(next))];
     for (const step of turn) this.issued.add(step.key);
     return this.reply(

@@ -422,7 +422,8 @@ export class SliceSession {
   private async recordStep(done: StepDone): Promise<SliceResult | undefined> {
     const { task, attempt, slice, recorder, context, config } = this.deps;
     const { tool, args, outcome, started, costUsd = 0, reservedUsd = 0, call, extra = {} } = done;
-    // Built field by field, without spreads: this runs on every step (docs/ARCHITECTURE.md, "Throughput").
+    // Built field by field, without spreads: this runs on every step
+    // (docs/ARCHITECTURE.md, "Throughput: what one step costs").
     const action = { attempt, slice, tool, key: outcome.key, args } as ActionRecord;
     if (outcome.ok) action.result = outcome.result;
     else action.error = outcome.error;

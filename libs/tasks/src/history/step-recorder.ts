@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { REDIS, RedisKeys } from '@vigil/redis';
+import { BoundedMemo, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
 import type { TaskStatus } from '../task-status';
@@ -44,7 +44,7 @@ const KEY_CACHE_SIZE = 4096;
 @Injectable()
 export class StepRecorder {
   /** record-step.lua's nine keys by task: built once per task, not on every step. */
-  private readonly keyLists = new Map<string, readonly string[]>();
+  private readonly keyLists = new BoundedMemo<readonly string[]>(KEY_CACHE_SIZE);
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -84,11 +84,10 @@ export class StepRecorder {
   }
 
   private keysOf(id: string): readonly string[] {
-    let keys = this.keyLists.get(id);
-    if (keys) return keys;
-    if (this.keyLists.size >= KEY_CACHE_SIZE) this.keyLists.clear();
+    const kept = this.keyLists.get(id);
+    if (kept) return kept;
     const shard = this.keys.shardOf(id);
-    keys = [
+    return this.keyLists.set(id, [
       this.keys.task(id),
       this.keys.actions(id),
       this.keys.doneSteps(id),
@@ -98,8 +97,6 @@ export class StepRecorder {
       this.keys.events(shard),
       this.keys.deadlineIndex(shard),
       this.keys.callDeadlineIndex(shard),
-    ];
-    this.keyLists.set(id, keys);
-    return keys;
+    ]);
   }
 }

@@ -35,7 +35,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE_IDEMPOTENCY_CONFLICT, AR
 -- What every step reads and writes (record-step.lua) goes first, in this order, then what every
 -- slice's transitions read (transition-task.lua): a hash this small is a listpack, where each field
 -- is found by scanning from the start, so a field placed last costs every step a walk past the
--- whole record (docs/ARCHITECTURE.md, "Throughput").
+-- whole record (docs/ARCHITECTURE.md, "Throughput: what one step costs").
 local FRONT_FIELDS = {'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight', 'contextWriter',
   'contextWriterSeq', 'completedUnits', 'consecutiveErrors', 'contextVersion', 'lastHeartbeatAt', 'updatedAt',
   'currentStep', 'spentUsd', 'createdAt', 'sliceCount', 'statusReason', 'codeVersion'}
