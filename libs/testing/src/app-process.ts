@@ -23,12 +23,12 @@ export function copyBuildAs(commit: string): { dir: string; remove: () => void }
   return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-/** A built app (dist/) running as its own OS process, as in production. */
 /** VIGIL_APP_NODE_ARGS, split on spaces: how a developer profiles the apps of a test or bench run. */
 function nodeArgs(): string[] {
   return (process.env.VIGIL_APP_NODE_ARGS ?? '').split(' ').filter(Boolean);
 }
 
+/** A built app (dist/) running as its own OS process, as in production. */
 export class AppProcess {
   readonly output: string[] = [];
   /** The HTTP port it was given, when the starter knows it. */
