@@ -26,6 +26,8 @@ export function encodeNewTask(id: string, task: NewTask, now: number): Record<st
     contextWriter: '',
     contextWriterSeq: '0',
     contextVersion: '0',
+    actionsRecorded: '0',
+    actionsRecordedAt: '0',
     lastHeartbeatAt: '',
     currentStep: '',
     statusReason: '',

@@ -61,7 +61,7 @@ describe('record-step.lua', () => {
     // A hash this small is a listpack, searched field by field from its start (create-task.lua).
     expect(await ctx.redis.object('ENCODING', ctx.keys.task(task.id))).toBe('listpack');
     const fields = await ctx.redis.hkeys(ctx.keys.task(task.id));
-    expect(fields.slice(0, 19)).toEqual([
+    expect(fields.slice(0, 21)).toEqual([
       'status',
       'attempt',
       'tenantId',
@@ -70,9 +70,11 @@ describe('record-step.lua', () => {
       'inFlight',
       'contextWriter',
       'contextWriterSeq',
-      'completedUnits',
-      'consecutiveErrors',
       'contextVersion',
+      'completedUnits',
+      'actionsRecorded',
+      'actionsRecordedAt',
+      'consecutiveErrors',
       'lastHeartbeatAt',
       'updatedAt',
       'currentStep',
@@ -120,6 +122,44 @@ describe('record-step.lua', () => {
     // Another run (a later slice) numbers its steps from 1 again and is recorded.
     const next = await recorder.record({ ...step(1, 'step:2'), writer: 'run-b' });
     expect(next.step).toBe(3);
+  });
+
+  it('numbers steps and counts units from the record, and from the log and set when another writer moved them', async () => {
+    const { task } = await tasks.create('rs-count', newNoopTask());
+    await tasks.transition(task, 'running', { attempt: 1 });
+    const step = (key: string) => ({
+      taskId: task.id,
+      attempt: 1,
+      action: action({ key }),
+      succeeded: true,
+      currentStep: key,
+    });
+    expect(await recorder.record(step('step:0'))).toMatchObject({ step: 1, completedUnits: 1 });
+    // A Worker of an older release records a step: it appends, adds, recounts and bumps the
+    // version, and knows nothing of actionsRecorded.
+    await ctx.redis
+      .multi()
+      .rpush(ctx.keys.actions(task.id), '{"step":2}')
+      .sadd(ctx.keys.doneSteps(task.id), 'step:1')
+      .hset(ctx.keys.task(task.id), 'completedUnits', '2')
+      .hincrby(ctx.keys.task(task.id), 'contextVersion', 1)
+      .exec();
+    expect(await recorder.record(step('step:2'))).toMatchObject({ step: 3, completedUnits: 3 });
+    // The same key again is one unit, not two.
+    expect(await recorder.record(step('step:2'))).toMatchObject({ step: 4, completedUnits: 3 });
+    // A task written before these fields existed.
+    await ctx.redis.hdel(ctx.keys.task(task.id), 'actionsRecorded', 'actionsRecordedAt');
+    expect(await recorder.record(step('step:3'))).toMatchObject({ step: 5, completedUnits: 4 });
+    expect(await ctx.redis.llen(ctx.keys.actions(task.id))).toBe(5);
+    const stored = (await tasks.get(task.id))!;
+    expect([stored.completedUnits, stored.contextVersion]).toEqual([4, 5]);
+
+    // A task without a unit count has none stored until its first step: the set is counted.
+    const { task: open } = await tasks.create('rs-count-open', { ...newNoopTask(), totalUnits: null });
+    await tasks.transition(open, 'running', { attempt: 1 });
+    expect((await tasks.get(open.id))!.completedUnits).toBeNull();
+    const first = await recorder.record({ ...step('a'), taskId: open.id });
+    expect(first).toMatchObject({ step: 1, completedUnits: 1 });
   });
 
   it('counts consecutive errors and resets them on success', async () => {

@@ -37,8 +37,9 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE_IDEMPOTENCY_CONFLICT, AR
 -- is found by scanning from the start, so a field placed last costs every step a walk past the
 -- whole record (docs/ARCHITECTURE.md, "Throughput: what one step costs").
 local FRONT_FIELDS = {'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight', 'contextWriter',
-  'contextWriterSeq', 'completedUnits', 'consecutiveErrors', 'contextVersion', 'lastHeartbeatAt', 'updatedAt',
-  'currentStep', 'spentUsd', 'createdAt', 'sliceCount', 'statusReason', 'codeVersion'}
+  'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded', 'actionsRecordedAt',
+  'consecutiveErrors', 'lastHeartbeatAt', 'updatedAt', 'currentStep', 'spentUsd', 'createdAt',
+  'sliceCount', 'statusReason', 'codeVersion'}
 
 local fields = cjson.decode(ARGV[2])
 local flat, placed = {}, {}

@@ -45,7 +45,7 @@
 --- @include "event"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight',
-  'contextWriter', 'contextWriterSeq', 'contextVersion')
+  'contextWriter', 'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded', 'actionsRecordedAt')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
@@ -55,28 +55,40 @@ if ARGV[16] ~= '' and stored[7] == ARGV[14] and tonumber(stored[8] or '0') >= to
     tonumber(now[2] or '0'), tonumber(now[3] or '0')}
 end
 
+-- The log's length, as this script wrote it beside the context version of the time: the length
+-- is current while the version is, since whatever else changes the version may also have appended
+-- (a record-step.lua of an older release) or must be assumed to (reconcile-journal.lua); then the
+-- log is counted. One LLEN fewer on every step.
+local logged = tonumber(stored[11] or '')
+if not logged or stored[12] ~= stored[9] then logged = redis.call('LLEN', KEYS[2]) end
+local step = logged + 1
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
-local step = redis.call('LLEN', KEYS[2]) + 1
 redis.call('RPUSH', KEYS[2], '{"step":' .. step .. ',' .. string.sub(ARGV[4], 2))
 
+-- completedUnits is the done set's size: every script that adds to the set writes it (this one,
+-- reconcile-journal.lua, resolve-unresolved-write.lua, in every release), so it is read, not
+-- recounted; a task created without a unit count has it empty until its first step.
+local completed = tonumber(stored[10] or '')
 local key, succeeded = ARGV[5], ARGV[6] == '1'
 if key ~= '' and succeeded then
-  redis.call('SADD', KEYS[3], key)
+  local added = redis.call('SADD', KEYS[3], key)
+  if completed then completed = completed + added end
   if ARGV[7] ~= '' then redis.call('HSET', KEYS[4], key, ARGV[7]) end
 end
+if not completed then completed = redis.call('SCARD', KEYS[3]) end
 if key ~= '' and ARGV[8] ~= '' then redis.call('HSET', KEYS[5], key, ARGV[8]) end
 if ARGV[9] ~= '' then redis.call('RPUSH', KEYS[6], ARGV[9]) end
 
 local errors = 0
 if not succeeded then errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors', 1) end
-local completed = redis.call('SCARD', KEYS[3])
 -- With contextWriter and the log's length, tells a worker whether the context it holds from this
 -- task's previous slice is still current (load-slice.lua). Read above and written here with the
 -- rest: one command fewer than an HINCRBY on every step.
 local contextVersion = (tonumber(stored[9] or '0') or 0) + 1
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
   'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14],
-  'contextWriterSeq', ARGV[16], 'contextVersion', contextVersion)
+  'contextWriterSeq', ARGV[16], 'contextVersion', contextVersion, 'actionsRecorded', step,
+  'actionsRecordedAt', contextVersion)
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
 if ARGV[15] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', '-' .. ARGV[15]) end
 if stored[6] and stored[6] ~= '' then
