@@ -46,7 +46,7 @@ if not status then
   redis.call('ZREM', KEYS[2], id)
   return {MESSAGE_NOT_FOUND, 0}
 end
-if TERMINAL[status] or stored[4] then
+if isTerminal(status) or stored[4] then
   redis.call('ZREM', KEYS[2], id)
   return {MESSAGE_FINISHED, 0}
 end
@@ -64,7 +64,7 @@ if last and math.floor((last - createdAt) / interval) >= slot then
   redis.call('ZADD', KEYS[2], nextDue, id)
   return {MESSAGE_NOT_DUE, nextDue}
 end
-if PARKED[status] then
+if isParked(status) then
   redis.call('ZADD', KEYS[2], nextDue, id)
   return {MESSAGE_PARKED, nextDue}
 end

@@ -35,7 +35,7 @@ local function placement()
   return 'ended'
 end
 if stored[2] == '1' then return {CODE_EXISTING, placement()} end
-if TERMINAL[parent[2]] then return {CODE_NOT_ACTIVE, ''} end
+if isTerminal(parent[2]) then return {CODE_NOT_ACTIVE, ''} end
 
 redis.call('RPUSH', KEYS[2], child)
 redis.call('HSET', KEYS[5], 'childRegistered', '1')

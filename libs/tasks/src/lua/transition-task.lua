@@ -4,8 +4,8 @@
   never left), then writes the status with its fields, bumps updatedAt, keeps the task's active
   clock, maintains every index and appends the matching event to the shard's stream.
 
-  The active clock: time in CLOCKED states adds up in activeMs; paused and waiting-for-a-person
-  time does not. The expiry index holds when the task's clock runs out: for a clocked task the
+  The active clock: time in clocked states (isClocked) adds up in activeMs; paused and
+  waiting-for-a-person time does not. The expiry index holds when the task's clock runs out: for a clocked task the
   moment activeMs would reach the limit, for a task waiting on a person its answer deadline
   (humanDeadlineAt), and nothing for a paused one: a pause is never failed by the clock.
 
@@ -54,25 +54,34 @@
 --- @include "statuses"
 --- @include "event"
 
-local ALLOWED = {
-  queued = {running = 1, paused = 1, cancelled = 1, retrying = 1, failed = 1},
-  running = {queued = 1, waiting_on_tool = 1, waiting_on_human = 1, verifying = 1, paused = 1,
-             cancelled = 1, retrying = 1, failed = 1},
-  waiting_on_tool = {running = 1, queued = 1, waiting_on_human = 1, verifying = 1, paused = 1,
-                     cancelled = 1, retrying = 1, failed = 1},
-  waiting_on_human = {queued = 1, paused = 1, cancelled = 1, failed = 1},
-  paused = {queued = 1, cancelled = 1, failed = 1},
-  verifying = {completed = 1, retrying = 1, failed = 1, cancelled = 1},
-  retrying = {queued = 1, failed = 1, cancelled = 1, paused = 1},
-  completed = {}, failed = {}, cancelled = {},
-}
--- The order of KEYS[7..16] (TASK_STATUSES in task-status.ts).
-local STATUS_ORDER = {'queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'paused',
-                      'verifying', 'retrying', 'completed', 'failed', 'cancelled'}
+-- Every move the table allows, as " from>to " in one string searched as plain text: a table of
+-- tables would be built again on every call (codes.lua), and two transitions run every slice.
+local ALLOWED = ' queued>running queued>paused queued>cancelled queued>retrying queued>failed'
+  .. ' running>queued running>waiting_on_tool running>waiting_on_human running>verifying running>paused'
+  .. ' running>cancelled running>retrying running>failed'
+  .. ' waiting_on_tool>running waiting_on_tool>queued waiting_on_tool>waiting_on_human'
+  .. ' waiting_on_tool>verifying waiting_on_tool>paused waiting_on_tool>cancelled waiting_on_tool>retrying'
+  .. ' waiting_on_tool>failed'
+  .. ' waiting_on_human>queued waiting_on_human>paused waiting_on_human>cancelled waiting_on_human>failed'
+  .. ' paused>queued paused>cancelled paused>failed'
+  .. ' verifying>completed verifying>retrying verifying>failed verifying>cancelled'
+  .. ' retrying>queued retrying>failed retrying>cancelled retrying>paused '
+local function allowed(from, to)
+  return string.find(ALLOWED, ' ' .. from .. '>' .. to .. ' ', 1, true) ~= nil
+end
+-- A status's place in KEYS[7..16]: the order of TASK_STATUSES in task-status.ts.
+local function statusIndex(status)
+  if status == 'queued' then return 1 elseif status == 'running' then return 2
+  elseif status == 'waiting_on_tool' then return 3 elseif status == 'waiting_on_human' then return 4
+  elseif status == 'paused' then return 5 elseif status == 'verifying' then return 6
+  elseif status == 'retrying' then return 7 elseif status == 'completed' then return 8
+  elseif status == 'failed' then return 9 elseif status == 'cancelled' then return 10 end
+  return nil
+end
 
 -- Only what every transition needs is read up front; the rest where its branch needs it. A task
 -- hash is a listpack, searched from its start for every field named (create-task.lua).
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'createdAt')
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'createdAt', 'startedAt')
 local from, attempt = stored[1], tonumber(stored[2])
 if not from then return {CODE_NOT_FOUND, '', 0, '[]'} end
 local to = ARGV[2]
@@ -99,7 +108,7 @@ if ARGV[4] ~= '' then
   end
   if not required then return {CODE_STATUS_MISMATCH, from, attempt, '[]'} end
 end
-if not ALLOWED[from] or not ALLOWED[from][to] then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
+if not allowed(from, to) then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
 
 local now = ARGV[5]
 local nowMs = tonumber(now)
@@ -111,18 +120,18 @@ if not isWorking(to) or awaitingChildren then
   redis.call('ZREM', KEYS[17], id)
 end
 local clock = {}
-if (CLOCKED[from] or false) ~= (CLOCKED[to] or false) then
+if isClocked(from) ~= isClocked(to) then
   clock = redis.call('HMGET', KEYS[1], 'activeMs', 'activeSince')
 end
 local activeMs = tonumber(clock[1] or '0') or 0
-if CLOCKED[from] and not CLOCKED[to] then
+if isClocked(from) and not isClocked(to) then
   local since = tonumber(clock[2] or '')
   if since then activeMs = activeMs + math.max(0, nowMs - since) end
   updates[#updates + 1] = 'activeMs'
   updates[#updates + 1] = tostring(activeMs)
   updates[#updates + 1] = 'activeSince'
   updates[#updates + 1] = ''
-elseif CLOCKED[to] and not CLOCKED[from] then
+elseif isClocked(to) and not isClocked(from) then
   updates[#updates + 1] = 'activeSince'
   updates[#updates + 1] = now
   redis.call('ZADD', KEYS[5], nowMs + math.max(0, tonumber(ARGV[13]) - activeMs), id)
@@ -164,30 +173,27 @@ if ARGV[12] ~= '' then
     if name == 'attempt' then attempt = value end
   end
 end
-local firstStart = to == 'running' and redis.call('HEXISTS', KEYS[1], 'startedAt') == 0
+local firstStart = to == 'running' and not stored[5]
 if firstStart then
   updates[#updates + 1] = 'startedAt'
   updates[#updates + 1] = now
 end
-if TERMINAL[to] then
+if isTerminal(to) then
   updates[#updates + 1] = 'finishedAt'
   updates[#updates + 1] = now
 end
 redis.call('HSET', KEYS[1], unpack(updates))
 
-if ACTIVE[to] and not awaitingChildren then redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), id) else redis.call('ZREM', KEYS[3], id) end
-if to == 'verifying' then redis.call('ZADD', KEYS[4], tonumber(now), id) else redis.call('ZREM', KEYS[4], id) end
-if TERMINAL[to] then
+if isActive(to) and not awaitingChildren then redis.call('ZADD', KEYS[3], tonumber(ARGV[6]), id) else redis.call('ZREM', KEYS[3], id) end
+-- Only a verifying task is in the verifying index (touch-index.lua moves it only while it is).
+if to == 'verifying' then redis.call('ZADD', KEYS[4], tonumber(now), id)
+elseif from == 'verifying' then redis.call('ZREM', KEYS[4], id) end
+if isTerminal(to) then
   redis.call('ZREM', KEYS[5], id)
   redis.call('ZREM', KEYS[6], id)
 end
-for index, status in ipairs(STATUS_ORDER) do
-  if status == from then redis.call('ZREM', KEYS[6 + index], id) end
-end
-local createdAt = stored[4]
-for index, status in ipairs(STATUS_ORDER) do
-  if status == to then redis.call('ZADD', KEYS[6 + index], tonumber(createdAt), id) end
-end
+redis.call('ZREM', KEYS[6 + statusIndex(from)], id)
+redis.call('ZADD', KEYS[6 + statusIndex(to)], tonumber(stored[4]), id)
 
 local eventType = ARGV[9]
 if eventType == '' then
@@ -204,13 +210,13 @@ if data == '' then data = '{}' end
 emitEvent(KEYS[2], ARGV[11], eventType, id, stored[3], attempt, now, to, from, data)
 
 local due = {}
-local child = TERMINAL[to] and redis.call('HMGET', KEYS[1], 'parentId', 'childRegistered') or {}
-if TERMINAL[to] and child[1] and child[1] ~= '' and child[2] == '1' then
+local child = isTerminal(to) and redis.call('HMGET', KEYS[1], 'parentId', 'childRegistered') or {}
+if isTerminal(to) and child[1] and child[1] ~= '' and child[2] == '1' then
   if redis.call('SREM', KEYS[19], id) == 0 then redis.call('LREM', KEYS[20], 0, id) end
   local done = redis.call('HINCRBY', KEYS[18], 'childrenDone', 1)
   local parent = redis.call('HMGET', KEYS[18], 'id', 'status', 'statusReason', 'childrenTotal', 'createdAt',
     'attempt', 'sliceCount')
-  if parent[2] and not TERMINAL[parent[2]] then
+  if parent[2] and not isTerminal(parent[2]) then
     while redis.call('SCARD', KEYS[19]) < tonumber(ARGV[15]) do
       local released = redis.call('LPOP', KEYS[20])
       if not released then break end

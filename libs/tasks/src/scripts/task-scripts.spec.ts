@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LUA_SOURCES } from '../lua/scripts.generated';
+import { TASK_STATUSES, TERMINAL_STATUSES } from '../task-status';
 import { ContextReply, ConversationClaimCode, MessageScriptCode, ScriptCode } from './script-codes';
 import { TASK_SCRIPT_KEYS, taskScriptDefinitions } from './task-scripts';
 
@@ -94,5 +95,21 @@ describe('the task scripts', () => {
     expect(luaTable('MESSAGE')).toEqual(enumTable(MessageScriptCode));
     expect(luaTable('CONTEXT')).toEqual(enumTable(ContextReply));
     expect(luaTable('CONVERSATION')).toEqual(enumTable(ConversationClaimCode));
+  });
+  it('places the statuses in KEYS[7..16] in the order of TASK_STATUSES and allows moves between known ones only', () => {
+    const lua = source('transition-task.lua');
+    const placed = [...lua.matchAll(/status == '(\w+)' then return (\d+)/g)].map(([, status, index]) => [
+      Number(index),
+      status,
+    ]);
+    expect(placed).toEqual(TASK_STATUSES.map((status, index) => [index + 1, status]));
+    const table = lua.slice(lua.indexOf('local ALLOWED ='), lua.indexOf('local function allowed'));
+    const moves = [...table.matchAll(/ (\w+)>(\w+)/g)].map(([, from, to]) => [from, to]);
+    expect(moves.length).toBeGreaterThan(30);
+    for (const [from, to] of moves) {
+      expect(TASK_STATUSES).toContain(from);
+      expect(TASK_STATUSES).toContain(to);
+      expect(TERMINAL_STATUSES).not.toContain(from);
+    }
   });
 });
