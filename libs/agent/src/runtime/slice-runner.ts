@@ -32,6 +32,7 @@ import { SliceResult, SliceSession, SliceEnd } from './slice-session';
 import { progressHeartbeat, resolveTaskTools } from './task-tools';
 import { ToolExecutor, isFencingError } from './tool-executor';
 import { CHILD_TASKS, childrenSection, type ChildTaskStarter } from './child-tasks';
+import { deepFreeze } from './deep-freeze';
 
 /** This Worker process's id (also its liveness connection's name). */
 export const WORKER_ID = 'WORKER_ID';
@@ -42,14 +43,6 @@ const RUNNING: TaskStatus[] = ['running', 'waiting_on_tool'];
 
 /** A claimed slice: the task as it was claimed, its context, and where that context came from. */
 type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
-
-function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object' && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 /**
  * Runs one slice of one task at one attempt: claims it (queued → running, fenced), runs at most
