@@ -45,7 +45,8 @@
 --- @include "event"
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight',
-  'contextWriter', 'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded', 'actionsRecordedAt')
+  'contextWriter', 'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded',
+  'actionsRecordedAt')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end

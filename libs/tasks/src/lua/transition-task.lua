@@ -5,9 +5,10 @@
   clock, maintains every index and appends the matching event to the shard's stream.
 
   The active clock: time in clocked states (isClocked) adds up in activeMs; paused and
-  waiting-for-a-person time does not. The expiry index holds when the task's clock runs out: for a clocked task the
-  moment activeMs would reach the limit, for a task waiting on a person its answer deadline
-  (humanDeadlineAt), and nothing for a paused one: a pause is never failed by the clock.
+  waiting-for-a-person time does not. The expiry index holds when the task's clock runs out: for
+  a clocked task the moment activeMs would reach the limit, for a task waiting on a person its
+  answer deadline (humanDeadlineAt), and nothing for a paused one: a pause is never failed by the
+  clock.
 
   KEYS[1]      task hash
   KEYS[2]      event stream of the shard
