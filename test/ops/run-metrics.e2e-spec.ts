@@ -1,11 +1,4 @@
-import {
-  AnthropicFake,
-  AppProcess,
-  HttpClient,
-  RedisTestContext,
-  VigilStack,
-  WebhookReceiver,
-} from '@vigil/testing';
+import { AnthropicFake, HttpClient, RedisTestContext, VigilStack, WebhookReceiver } from '@vigil/testing';
 import { sample } from './prometheus-text';
 
 /**
@@ -28,7 +21,6 @@ describe('metrics of a run with a failing webhook', () => {
   });
   const receiver = new WebhookReceiver();
   const ports: Record<string, number> = {};
-  let watcherProcess: AppProcess;
   let api: HttpClient;
   let hookUrl: string;
 
@@ -37,11 +29,8 @@ describe('metrics of a run with a failing webhook', () => {
     hookUrl = await receiver.listen();
     // Every delivery attempt is refused with a 500 (a retryable failure).
     receiver.answers = Array.from({ length: 1_000 }, () => 500);
-    for (const app of ['api', 'worker', 'watcher', 'notifier'] as const) {
-      const started = await stack.start(app);
-      ports[app] = started.port!;
-      if (app === 'watcher') watcherProcess = started;
-    }
+    for (const app of ['api', 'worker', 'watcher', 'notifier'] as const)
+      ports[app] = (await stack.start(app)).port!;
     api = new HttpClient(`http://127.0.0.1:${ports.api}`, 'acme-key-00001');
   });
 
@@ -101,10 +90,12 @@ describe('metrics of a run with a failing webhook', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       sweepsAfter = sweeps(await scrape('watcher'));
     }
-    if (sweepsAfter <= sweepsBefore)
+    if (sweepsAfter <= sweepsBefore) {
+      const watcherLog = stack.processes.find((app) => app.name === 'watcher')?.text() ?? '';
       throw new Error(
-        `no sweep was timed after ${sweepsBefore}; the watcher said:\n${watcherProcess.text().slice(-6_000)}`,
+        `no sweep was timed after ${sweepsBefore}; the watcher said:\n${watcherLog.slice(-6_000)}`,
       );
+    }
   }, 90_000);
 
   it("counts the Worker's model spend, calls and tokens by provider and model", async () => {
