@@ -2,7 +2,7 @@ import { Processor, WorkerHost } from '@nestjs/bullmq';
 import { Inject, Logger, Type } from '@nestjs/common';
 import type { Job } from 'bullmq';
 import type { WakeJob } from '@vigil/queue';
-import { Decision, TaskSupervisor } from '@vigil/supervisor';
+import { InspectionOutcome, TaskSupervisor } from '@vigil/supervisor';
 
 /**
  * Decides about a task the moment its Worker hands it over (a completion claim, a failed turn)
@@ -18,7 +18,7 @@ export function wakeProcessorFor(queueName: string): Type<WorkerHost> {
       super();
     }
 
-    async process(job: Job<WakeJob>): Promise<Decision> {
+    async process(job: Job<WakeJob>): Promise<InspectionOutcome> {
       const suspicion = job.data.reason === 'verifying' ? 'verifying' : 'deadline';
       const decision = await this.supervisor.inspect(job.data.taskId, suspicion);
       this.logger.log(

@@ -6,3 +6,4 @@ export * from './exit-check.runner';
 export * from './failure-report';
 export * from './retry-publisher';
 export * from './dead-worker.detector';
+export * from './watcher-decision';

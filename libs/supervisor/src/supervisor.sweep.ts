@@ -2,11 +2,12 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { DeadWorkerDetector, GoneWorkers } from './dead-worker.detector';
-import { Decision, Evidence, Suspicion, TaskSupervisor } from './task-supervisor';
+import { InspectionOutcome, TaskSupervisor } from './task-supervisor';
+import { Evidence, Suspicion } from './watcher-decision';
 
 export interface SweepReport {
   inspected: number;
-  decisions: Partial<Record<Decision, number>>;
+  decisions: Partial<Record<InspectionOutcome, number>>;
   deadWorkers: number;
 }
 

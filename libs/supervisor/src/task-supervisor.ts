@@ -12,21 +12,14 @@ import {
   StaleAttemptError,
   TaskRecord,
   TaskRepository,
-  TERMINAL_STATUSES,
 } from '@vigil/tasks';
 import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
+import { decide, Evidence, Suspicion, WatcherDecision } from './watcher-decision';
 
-export type Suspicion = 'deadline' | 'verifying' | 'expired' | 'worker_gone' | 'hung_call';
-
-/** What the Watcher saw before it took the lease. */
-export interface Evidence {
-  /** When the task's Worker was first seen without its liveness connection (worker_gone). */
-  workerGoneSince?: number;
-}
-
-export type Decision =
+/** What an inspection did, as the sweep counts and logs it. */
+export type InspectionOutcome =
   | 'hands_off'
   | 'recovered'
   | 'failed'
@@ -76,10 +69,10 @@ export class TaskSupervisor {
     suspicion: Suspicion,
     now = Date.now(),
     evidence: Evidence = {},
-  ): Promise<Decision> {
+  ): Promise<InspectionOutcome> {
     const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
       try {
-        return await this.decide(taskId, suspicion, lease, now, evidence);
+        return await this.decideAndAct(taskId, suspicion, lease, now, evidence);
       } catch (error) {
         // A stop, pause or the Worker's own hand-off landed between our read and our write: the
         // fenced transition refused us, and the task is no longer ours to act on.
@@ -93,132 +86,51 @@ export class TaskSupervisor {
     return decision ?? 'lease_held';
   }
 
-  private async decide(
+  /** The shell around the functional core: re-read under the lease, decide, carry it out. */
+  private async decideAndAct(
     taskId: string,
     suspicion: Suspicion,
     lease: Lease,
     now: number,
     evidence: Evidence,
-  ): Promise<Decision> {
+  ): Promise<InspectionOutcome> {
     const task = await this.tasks.get(taskId);
-    if (!task || TERMINAL_STATUSES.includes(task.status)) return 'nothing';
-    const clock = suspicion === 'expired' ? this.clockRanOut(task, now) : undefined;
-    if (clock) {
-      // Only the active-time limit overrides whatever the task is doing; an unanswered question
-      // fails only a task still waiting for its answer.
-      await this.retries.fail(task, 'limit', clock.detail, lease, clock.anyStatus);
-      return 'failed';
-    }
-    if (suspicion === 'expired') await this.rescheduleClock(task, now);
-    switch (task.status) {
-      case 'waiting_on_tool':
-        // A parent waiting on its children holds no Worker: nothing to be stale (docs/ARCHITECTURE.md, "Child missions").
-        if (task.statusReason === 'children') return 'nothing';
-        return this.checkLiveness(task, suspicion, evidence, lease, now);
-      case 'running':
-        return this.checkLiveness(task, suspicion, evidence, lease, now);
-      case 'queued':
-        return this.checkQueued(task, now);
-      case 'retrying':
-        return this.retries
-          .publish(task, lease)
-          .then((result) => (result === 'published' ? 'recovered' : 'failed'));
-      case 'verifying':
-        return this.verify(task, lease, now);
-      default:
-        return 'nothing';
-    }
+    const decision = decide(task, suspicion, evidence, now, this.config);
+    return task ? this.act(task, decision, lease, now) : 'nothing';
   }
 
-  /**
-   * The task's clock ran out: active time used up (paused and waiting time do not count), or a
-   * question to a person unanswered for HUMAN_WAIT_TIMEOUT_MS. A paused task has no clock.
-   */
-  private clockRanOut(task: TaskRecord, now: number): { detail: string; anyStatus: boolean } | undefined {
-    if (task.status === 'waiting_on_human') {
-      if (task.humanDeadlineAt === null || task.humanDeadlineAt > now) return undefined;
-      const waited = Math.round(this.config.humanWaitTimeoutMs / 60_000);
-      return {
-        detail: `the question "${task.humanQuestion ?? ''}" went unanswered for ${waited} min (HUMAN_WAIT_TIMEOUT_MS)`,
-        anyStatus: false,
-      };
-    }
-    if (task.activeSince === null) return undefined;
-    const active = task.activeMs + Math.max(0, now - task.activeSince);
-    if (active < this.config.taskMaxDurationMs) return undefined;
-    return {
-      detail: `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms of active time) reached`,
-      anyStatus: true,
-    };
-  }
-
-  /** An expiry entry that came due early (clock skew, a stale score): put back at the real time. */
-  private async rescheduleClock(task: TaskRecord, now: number): Promise<void> {
-    const at =
-      task.status === 'waiting_on_human'
-        ? task.humanDeadlineAt
-        : task.activeSince === null
-          ? null
-          : now + this.config.taskMaxDurationMs - task.activeMs - Math.max(0, now - task.activeSince);
-    if (at !== null) await this.tasks.deferSweep(task, 'expiry', Math.max(at, now + 1000));
-  }
-
-  /**
-   * Hands off while the Worker proves itself alive and no call is past its deadline
-   * (docs/ARCHITECTURE.md, invariant 6). Otherwise names what happened: `crashed` (its process is
-   * gone), `frozen` (connected but silent, or deaf to the abort of a call past its deadline), or,
-   * for a call past its deadline in a Worker that still beats, asks that Worker to abort the call
-   * (its slice then ends the turn as `hung_call`).
-   */
-  private async checkLiveness(
+  private async act(
     task: TaskRecord,
-    suspicion: Suspicion,
-    evidence: Evidence,
+    decision: WatcherDecision,
     lease: Lease,
     now: number,
-  ): Promise<Decision> {
-    const lastProof = task.lastHeartbeatAt ?? task.updatedAt;
-    const heartbeatAge = now - lastProof;
-    // A dead process writes nothing: a proof of life after its connection vanished was a blip.
-    if (
-      suspicion === 'worker_gone' &&
-      evidence.workerGoneSince !== undefined &&
-      lastProof < evidence.workerGoneSince
-    )
-      return this.recover(
-        task,
-        'crashed',
-        `worker ${task.workerId ?? '?'} is gone (its connection closed)`,
-        lease,
-        now,
-      );
-    if (heartbeatAge >= this.config.staleAfterMs)
-      return this.recover(
-        task,
-        'frozen',
-        `no heartbeat for ${Math.round(heartbeatAge / 1000)} s`,
-        lease,
-        now,
-      );
-    const call = task.inFlight;
-    if (!call || call.deadlineAt > now) return 'hands_off';
-    const grace = this.hungCallGraceMs();
-    if (now < call.deadlineAt + grace) {
-      await this.signals.publish({ taskId: task.id, action: 'abort_call', attempt: task.attempt });
-      await this.tasks.deferSweep(task, 'calls', call.deadlineAt + grace);
-      this.logger.warn(
-        `task ${task.id}: ${call.kind} call ${call.name} is past its deadline, abort requested`,
-      );
-      return 'abort_requested';
+  ): Promise<InspectionOutcome> {
+    switch (decision.kind) {
+      case 'nothing':
+      case 'hands_off':
+        return decision.kind;
+      case 'reschedule':
+        await this.tasks.deferSweep(task, 'expiry', decision.at);
+        return this.act(task, decision.then, lease, now);
+      case 'fail':
+        await this.retries.fail(task, decision.reason, decision.detail, lease, decision.anyStatus);
+        return 'failed';
+      case 'recover':
+        return this.recover(task, decision.reason, decision.detail, lease, now);
+      case 'request_abort':
+        await this.signals.publish({ taskId: task.id, action: 'abort_call', attempt: task.attempt });
+        await this.tasks.deferSweep(task, 'calls', decision.lookAgainAt);
+        this.logger.warn(
+          `task ${task.id}: ${decision.call.kind} call ${decision.call.name} is past its deadline, abort requested`,
+        );
+        return 'abort_requested';
+      case 'republish':
+        return this.checkQueued(task, now);
+      case 'publish_retry':
+        return (await this.retries.publish(task, lease)) === 'published' ? 'recovered' : 'failed';
+      case 'verify':
+        return this.verify(task, lease, now);
     }
-    const late = Math.round((now - call.deadlineAt) / 1000);
-    const detail = `${call.kind} call ${call.name} overran its deadline by ${late} s and the worker did not abort it`;
-    return this.recover(task, 'frozen', detail, lease, now);
-  }
-
-  /** How long a Worker told to abort a call has to do it: two heartbeats. */
-  private hungCallGraceMs(): number {
-    return 2 * this.config.heartbeatIntervalMs;
   }
 
   private async recover(
@@ -227,7 +139,7 @@ export class TaskSupervisor {
     detail: string,
     lease: Lease,
     now: number,
-  ): Promise<Decision> {
+  ): Promise<InspectionOutcome> {
     this.recoveries.inc({ reason });
     await this.tasks.transition(task, 'retrying', {
       attempt: task.attempt,
@@ -245,7 +157,7 @@ export class TaskSupervisor {
   }
 
   /** A queued task past its pick-up deadline: fine if its job waits, republished if the job vanished. */
-  private async checkQueued(task: TaskRecord, now: number): Promise<Decision> {
+  private async checkQueued(task: TaskRecord, now: number): Promise<InspectionOutcome> {
     if (task.parentId) {
       // A child is published only while it holds one of its parent's places.
       if (await this.children.isUnregistered(task)) {
@@ -273,7 +185,7 @@ export class TaskSupervisor {
   }
 
   /** Only evidence promotes a task: its exit criteria, checked against the external system. */
-  private async verify(task: TaskRecord, lease: Lease, now: number): Promise<Decision> {
+  private async verify(task: TaskRecord, lease: Lease, now: number): Promise<InspectionOutcome> {
     const run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
     if (run.unavailable.length > 0) {
       await this.tasks.deferSweep(task, 'verifying', now + this.config.watcherIntervalMs);
