@@ -18,7 +18,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
-import { bold, cyan, dim, green, line, red, table, yellow } from './demo/render.mjs';
+import { retryLines } from './demo/recoveries.mjs';
+import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
 import {
   missionCatalog,
   missionCriteria,
@@ -161,7 +162,13 @@ line(
 
 let task = created;
 let shownMessages = 0;
-let shownRetries = 0;
+const failedAttempts = retryLines({
+  baseUrl: `http://127.0.0.1:${apiPort}`,
+  apiKey: KEY,
+  taskId: created.id,
+  describe: (entry) => `↻  attempt ${entry.attempt} failed — ${entry.reason} (${entry.detail ?? ''})`,
+  onError: (error) => fail(`the task's event stream failed: ${error.message}`),
+});
 const deadline = Date.now() + 90_000;
 const showMessages = async () => {
   const messages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
@@ -178,16 +185,14 @@ while (
 ) {
   await new Promise((resolve) => setTimeout(resolve, 250));
   task = await api('GET', `/v1/tasks/${created.id}`);
-  for (const entry of task.retryHistory.slice(shownRetries)) {
-    line(yellow(`↻  attempt ${entry.attempt} failed — ${entry.reason} (${entry.detail ?? ''})`));
-    line(
-      yellow(`   the Watcher replays the mission from its last recorded step (${task.completedUnits} done)`),
-    );
-  }
-  shownRetries = task.retryHistory.length;
+  // The recovery notice waits for the lines of the failure it follows.
+  if (failedAttempts.show(task, false)) continue;
   await showMessages();
 }
 await new Promise((resolve) => setTimeout(resolve, 1500));
+// Waiting on a person, the task's stream stays open: what it had so far is shown, then it is closed.
+await failedAttempts.close(task.status === 'waiting_on_human' ? 0 : 1500);
+failedAttempts.show(task, true);
 await showMessages();
 
 line(bold(`task ${task.status} after ${task.attempt} attempts, ${task.sliceCount} slices`));

@@ -9,7 +9,8 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
-import { bold, cyan, dim, green, line, progress, red, table, yellow } from './demo/render.mjs';
+import { retryLines } from './demo/recoveries.mjs';
+import { bold, cyan, dim, green, line, progress, red, table } from './demo/render.mjs';
 
 if (process.argv.includes('--mission')) {
   await import('./demo-mission.mjs');
@@ -146,31 +147,34 @@ line(
 
 let task = created;
 let shownMessages = 0;
-let shownRetries = 0;
+const failedAttempts = retryLines({
+  baseUrl: `http://127.0.0.1:${apiPort}`,
+  apiKey: 'demo-key-0001',
+  taskId: created.id,
+  describe: (entry) =>
+    `↻  attempt ${entry.attempt} on ${entry.model} failed — ${
+      entry.reason === 'failed_verification'
+        ? `false completion caught by verification: ${entry.detail}`
+        : `${entry.reason} (${entry.detail ?? ''})`
+    }`,
+  onError: (error) => fail(`the task's event stream failed: ${error.message}`),
+});
 const deadline = Date.now() + 110_000;
 while (!['completed', 'failed', 'cancelled'].includes(task.status) && Date.now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, 250));
   task = await api('GET', `/v1/tasks/${created.id}`);
-  for (const entry of task.retryHistory.slice(shownRetries)) {
-    const why =
-      entry.reason === 'failed_verification'
-        ? `false completion caught by verification: ${entry.detail}`
-        : `${entry.reason} (${entry.detail ?? ''})`;
-    line(yellow(`↻  attempt ${entry.attempt} on ${entry.model} failed — ${why}`));
-    line(
-      yellow(
-        `   the Watcher replays the turn from the last recorded step (${task.completedUnits} done) as attempt ${entry.attempt + 1}`,
-      ),
-    );
-  }
-  shownRetries = task.retryHistory.length;
+  progress(task);
+  // The recovery notice waits for the lines of the failure it follows.
+  if (failedAttempts.show(task, false)) continue;
   const messages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
   for (const message of (messages.data ?? []).slice(shownMessages))
     line(`✉  ${bold(message.kind)}: ${message.text}`);
   shownMessages = Math.max(shownMessages, (messages.data ?? []).length);
-  progress(task);
 }
 await new Promise((resolve) => setTimeout(resolve, 1500));
+// The stream ends after the task's terminal event: every recovery it had is known by then.
+await failedAttempts.close(1500);
+failedAttempts.show(task, true);
 const finalMessages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
 for (const message of (finalMessages.data ?? []).slice(shownMessages))
   line(`✉  ${bold(message.kind)}: ${message.text}`);

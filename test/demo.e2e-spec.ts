@@ -25,5 +25,17 @@ describe('npm run demo', () => {
       /campaigns\s+ad sets\s+images\s+creatives\s+ads\s+duplicates\s+1\s+12\s+36\s+36\s+36\s+0/,
     );
     expect(output).not.toMatch(/✗/);
+    // One fact, one number: a replay line and the recovery notice of the same retry count the same steps.
+    const replayed = new Map(
+      [...output.matchAll(/as attempt (\d+) \((\d+ of \d+) steps were complete\)/g)].map((match) => [
+        Number(match[1]) - 1,
+        match[2],
+      ]),
+    );
+    const noticed = [...output.matchAll(/recovery: .*? (\d+ of \d+) steps were complete.*? retry (\d+) /g)];
+    expect(replayed.size).toBe(2);
+    expect(noticed.length).toBeGreaterThanOrEqual(1);
+    for (const [, steps, retry] of noticed)
+      expect({ retry, steps }).toEqual({ retry, steps: replayed.get(Number(retry)) });
   }, 150_000);
 });

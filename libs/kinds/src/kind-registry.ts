@@ -5,11 +5,13 @@ import { KindModuleError, loadKindModule } from './kind-loader';
 import { validateKindInput } from './validate-input';
 
 export class UnknownKindError extends DomainError {
+  readonly kind = 'invalid';
+
   constructor(
-    readonly kind: string,
+    readonly kindName: string,
     readonly known: readonly string[] = [],
   ) {
-    super(`unknown task kind "${kind}"${known.length > 0 ? `; the kinds are ${known.join(', ')}` : ''}`);
+    super(`unknown task kind "${kindName}"${known.length > 0 ? `; the kinds are ${known.join(', ')}` : ''}`);
   }
 }
 

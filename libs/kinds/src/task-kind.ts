@@ -148,7 +148,9 @@ export class CheckUnavailableError extends Error {
  * A task that could not make progress without a model: no model key is set and the request
  * carries no scripted plan. A 422: the request is well formed, the deployment cannot run it.
  */
-export class ModelRequiredError extends DomainError {}
+export class ModelRequiredError extends DomainError {
+  readonly kind = 'unprocessable';
+}
 
 /** Arguments a model passed that name no step of this task: a tool error, recorded like any other. */
 export class ToolArgumentError extends Error {

@@ -1,20 +1,50 @@
 import type { TaskStatus } from './task-status';
 
-/** Domain errors; the API maps each to one HTTP status in its exception filter. */
+/**
+ * What a domain error means to whoever asked, whatever the transport: the API maps each kind to one
+ * HTTP status in one table (docs/ARCHITECTURE.md, "Requests and errors").
+ * - `not_found`: the thing named does not exist (for this tenant);
+ * - `conflict`: the request is valid but the current state refuses it;
+ * - `invalid`: the request itself is malformed or names something that cannot be;
+ * - `unprocessable`: well formed, but this deployment or this key's history cannot accept it;
+ * - `limit`: a bound was reached; the same request may succeed later.
+ */
+export const DOMAIN_ERROR_KINDS = ['not_found', 'conflict', 'invalid', 'unprocessable', 'limit'] as const;
+export type DomainErrorKind = (typeof DOMAIN_ERROR_KINDS)[number];
+
+/** An error a caller can act on: it declares its kind, and may add fields to the error body. */
 export abstract class DomainError extends Error {
+  abstract readonly kind: DomainErrorKind;
+  /** For a `limit`: seconds after which trying again may succeed (a hint, not a promise). */
+  readonly retryAfterS?: number;
+
   constructor(message: string) {
     super(message);
     this.name = new.target.name;
   }
+
+  /** The problems the message lists; the API joins and bounds them. */
+  problemList(): readonly string[] {
+    return [this.message];
+  }
+
+  /** Fields beside `statusCode`, `error` and `message` in the error body. */
+  details(): Record<string, unknown> {
+    return {};
+  }
 }
 
 export class TaskNotFoundError extends DomainError {
+  readonly kind = 'not_found';
+
   constructor(readonly taskId: string) {
     super(`task ${taskId} not found`);
   }
 }
 
 export class IllegalTransitionError extends DomainError {
+  readonly kind = 'conflict';
+
   constructor(
     readonly taskId: string,
     readonly currentStatus: TaskStatus,
@@ -22,10 +52,16 @@ export class IllegalTransitionError extends DomainError {
   ) {
     super(`task ${taskId} is ${currentStatus} and cannot become ${targetStatus}`);
   }
+
+  override details(): Record<string, unknown> {
+    return { currentStatus: this.currentStatus };
+  }
 }
 
 /** A write from an attempt the task has moved past: the writer is a zombie and must stop. */
 export class StaleAttemptError extends DomainError {
+  readonly kind = 'conflict';
+
   constructor(
     readonly taskId: string,
     readonly writerAttempt: number,
@@ -37,6 +73,8 @@ export class StaleAttemptError extends DomainError {
 
 /** The task is no longer in a state this writer may touch (stopped, paused, recovered). */
 export class TaskNotActiveError extends DomainError {
+  readonly kind = 'conflict';
+
   constructor(
     readonly taskId: string,
     readonly currentStatus: TaskStatus,
@@ -46,6 +84,8 @@ export class TaskNotActiveError extends DomainError {
 }
 
 export class IdempotencyConflictError extends DomainError {
+  readonly kind = 'unprocessable';
+
   constructor(readonly key: string) {
     super(`Idempotency-Key ${key} was already used with a different request body`);
   }
@@ -53,18 +93,28 @@ export class IdempotencyConflictError extends DomainError {
 
 /** An Idempotency-Key header the API cannot store as given. */
 export class InvalidIdempotencyKeyError extends DomainError {
+  readonly kind = 'invalid';
+
   constructor() {
     super('Idempotency-Key must be 1-255 visible ASCII characters');
   }
 }
 
 export class InvalidTaskInputError extends DomainError {
+  readonly kind = 'invalid';
+
   constructor(readonly problems: string[]) {
     super(problems.join('; '));
+  }
+
+  override problemList(): readonly string[] {
+    return this.problems;
   }
 }
 
 export class InvalidCursorError extends DomainError {
+  readonly kind = 'invalid';
+
   constructor() {
     super('cursor is not one this API returned');
   }

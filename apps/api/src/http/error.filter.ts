@@ -1,42 +1,17 @@
 import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ActiveTaskLimitError } from '@vigil/control';
-import { InvalidConversationIdError, MessageInProgressError } from '@vigil/conversations';
 import { bodyParserMessage, isBodyParserError } from './json-body.middleware';
-import { WebhookTargetError } from '@vigil/notify';
-import { boundedProblems, ModelRequiredError, UnknownKindError } from '@vigil/kinds';
-import {
-  DomainError,
-  IdempotencyConflictError,
-  IllegalTransitionError,
-  InvalidCursorError,
-  InvalidIdempotencyKeyError,
-  InvalidTaskInputError,
-  StaleAttemptError,
-  TaskNotActiveError,
-  TaskNotFoundError,
-} from '@vigil/tasks';
+import { boundedProblems } from '@vigil/kinds';
+import { DomainError, type DomainErrorKind } from '@vigil/tasks';
 
-function statusOf(error: DomainError): number {
-  if (error instanceof TaskNotFoundError) return HttpStatus.NOT_FOUND;
-  if (error instanceof IllegalTransitionError) return HttpStatus.CONFLICT;
-  if (error instanceof StaleAttemptError || error instanceof TaskNotActiveError) return HttpStatus.CONFLICT;
-  if (error instanceof IdempotencyConflictError) return HttpStatus.UNPROCESSABLE_ENTITY;
-  if (error instanceof ModelRequiredError) return HttpStatus.UNPROCESSABLE_ENTITY;
-  if (error instanceof ActiveTaskLimitError) return HttpStatus.TOO_MANY_REQUESTS;
-  if (error instanceof MessageInProgressError) return HttpStatus.CONFLICT;
-  if (
-    error instanceof InvalidTaskInputError ||
-    error instanceof InvalidConversationIdError ||
-    error instanceof UnknownKindError ||
-    error instanceof WebhookTargetError ||
-    error instanceof InvalidCursorError ||
-    error instanceof InvalidIdempotencyKeyError
-  ) {
-    return HttpStatus.BAD_REQUEST;
-  }
-  return HttpStatus.INTERNAL_SERVER_ERROR;
-}
+/** The one mapping from what a domain error means to its HTTP status. */
+export const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, HttpStatus>> = {
+  not_found: HttpStatus.NOT_FOUND,
+  conflict: HttpStatus.CONFLICT,
+  invalid: HttpStatus.BAD_REQUEST,
+  unprocessable: HttpStatus.UNPROCESSABLE_ENTITY,
+  limit: HttpStatus.TOO_MANY_REQUESTS,
+};
 
 const REASONS: Record<number, string> = {
   400: 'Bad Request',
@@ -76,16 +51,12 @@ export class ErrorFilter implements ExceptionFilter {
       const raw = typeof body === 'string' ? body : (body as { message?: unknown }).message;
       message = bounded(Array.isArray(raw) ? raw : [raw ?? exception.message]);
     } else if (exception instanceof DomainError) {
-      statusCode = statusOf(exception);
-      message = bounded(
-        exception instanceof InvalidTaskInputError ? exception.problems : [exception.message],
-      );
-      if (exception instanceof IllegalTransitionError) extra.currentStatus = exception.currentStatus;
-      if (exception instanceof ActiveTaskLimitError) {
-        extra.activeTasks = exception.active;
-        // A hint, not a promise: room opens when one of the tenant's tasks ends.
-        response.setHeader('Retry-After', String(ACTIVE_LIMIT_RETRY_AFTER_S));
-      }
+      // A code kind built as plain JS may throw a DomainError that declares no kind: a 500, logged.
+      statusCode = STATUS_OF_KIND[exception.kind] ?? HttpStatus.INTERNAL_SERVER_ERROR;
+      message = bounded(exception.problemList());
+      Object.assign(extra, exception.details());
+      if (exception.retryAfterS !== undefined)
+        response.setHeader('Retry-After', String(exception.retryAfterS));
     } else if (isBodyParserError(exception)) {
       statusCode = exception.status;
       message = bodyParserMessage(exception);
@@ -100,6 +71,3 @@ export class ErrorFilter implements ExceptionFilter {
     });
   }
 }
-
-/** A tenant at its active-task cap may try again this many seconds later. */
-const ACTIVE_LIMIT_RETRY_AFTER_S = 30;

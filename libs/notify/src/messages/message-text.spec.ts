@@ -97,6 +97,14 @@ describe('message texts (from the record only)', () => {
     expect(text).not.toMatch(/opus|gemini|claude|TypeError|boom|\bat run\b|\.js/);
   });
 
+  it('recovery counts the steps its event names, not the progress the next attempt made since', () => {
+    // The demo shows the same event's count beside the notice (scripts/demo/recoveries.mjs).
+    const task = taskRecord({ retryCount: 1, completedUnits: 15 });
+    const text = recoveryText(task, { retryNumber: 1, reason: 'crashed', completedUnits: 12 });
+    expect(text).toContain('12 of 40 steps were complete');
+    expect(text).not.toContain('15 of 40');
+  });
+
   it('human input carries the question and how to answer', () => {
     const draft = composeForEvent(
       taskEvent('task.waiting_on_human', { question: 'Which ad account?' }),

@@ -1,7 +1,9 @@
 import { checkOutboundTarget, isPrivateAddress } from '@vigil/platform';
 import { DomainError } from '@vigil/tasks';
 
-export class WebhookTargetError extends DomainError {}
+export class WebhookTargetError extends DomainError {
+  readonly kind = 'invalid';
+}
 
 /** The shared address guard (libs/platform, address-guard.ts), re-exported where webhooks use it. */
 export { isPrivateAddress };
