@@ -112,7 +112,7 @@ export class TaskSupervisor {
     if (suspicion === 'expired') await this.rescheduleClock(task, now);
     switch (task.status) {
       case 'waiting_on_tool':
-        // A parent waiting on its children holds no Worker: nothing to be stale (docs/ARCHITECTURE.md, "Child missions").
+        // A parent waiting on its children holds no Worker: nothing to be stale (docs/missions.md, "Child missions").
         if (task.statusReason === 'children') return 'nothing';
         return this.checkLiveness(task, suspicion, evidence, lease, now);
       case 'running':
