@@ -72,11 +72,13 @@ function checkLength(label, path, limit) {
   return count > limit ? [`${label} is ${count} lines, more than ${limit}`] : [];
 }
 
-/** Headings of a page, with a leading "<n>. " also read without it. */
+/** Headings of a page (outside code fences), with a leading "<n>. " also read without it. */
 function headingsOf(markdown) {
   const headings = new Set();
+  let inFence = false;
   for (const line of markdown.split('\n')) {
-    const heading = /^#{1,6}\s+(.+?)\s*$/.exec(line);
+    if (line.startsWith('```')) inFence = !inFence;
+    const heading = !inFence && /^#{1,6}\s+(.+?)\s*$/.exec(line);
     if (!heading) continue;
     headings.add(heading[1]);
     const numbered = /^(\d+)\.\s+(.+)$/.exec(heading[1]);

@@ -111,11 +111,11 @@ describe('check-docs', () => {
     });
   });
 
-  it('names a cited section that is not a heading, a page that does not exist, and an unknown invariant', () => {
+  it('names a cited section that is not a heading (a comment in a code block is none), a page that does not exist, and an unknown invariant', () => {
     const result = run({
       libs: ['tasks'],
       tableRows: ['tasks'],
-      pages: { missions: '# Missions\n\n## Child missions\n' },
+      pages: { missions: '# Missions\n\n## Child missions\n\n```bash\n# Findings\n```\n' },
       sources: {
         'src/a.ts': `// ${cite('missions', 'Child missions')} and "Findings"\n`,
         'src/b.ts': `// ${cite('guide', 'Anything')}\n// ${invariant(7)}\n`,
