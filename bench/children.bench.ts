@@ -7,7 +7,7 @@ import { noopTask } from './lib/tasks';
 const CONCURRENT = 100;
 
 /**
- * Issue 13: children registration under contention (docs/ARCHITECTURE.md, "Child missions"). Per
+ * Issue 13: children registration under contention (docs/missions.md, "Child missions"). Per
  * round, one parent and 100 created children, then 100 register-child calls at once on one
  * connection each side of nothing but Redis; then the running children end in waves, every end
  * freeing a place in its terminal transition. Reports registration time, that all registered, and

@@ -16,7 +16,7 @@ import { median, round, sleep } from './lib/stats';
 import { noopTask } from './lib/tasks';
 
 const SHARDS = 6;
-/** Shards per master the README recommends: the spread measured with as many. */
+/** Shards per master docs/operations.md, "Past one machine", recommends: the spread measured with as many. */
 const MANY_SHARDS = 48;
 
 interface ClusterRun {

@@ -15,7 +15,7 @@ declare const window: object;
 const text = (page: Page, selector: string) => page.locator(selector).first().innerText();
 
 /**
- * The dashboard in a real browser (docs/ARCHITECTURE.md, "The task dashboard"): headless
+ * The dashboard in a real browser (docs/operations.md, "The task dashboard"): headless
  * Chromium logs in with basic auth, watches a running noop task's step advance without a reload,
  * presses stop and sees the task cancelled; the task page's screenshot is kept in test-artifacts/.
  */

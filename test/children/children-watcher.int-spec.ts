@@ -8,7 +8,7 @@ import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { ChildTaskRepository, TaskRepository } from '@vigil/tasks';
 
 /**
- * The Watcher and children (docs/ARCHITECTURE.md, "Child missions"), with the real supervisor
+ * The Watcher and children (docs/missions.md, "Child missions"), with the real supervisor
  * module, Redis and turn queue: a parent waiting on its children is never stale, however old its
  * last heartbeat and whether or not its Worker is gone; a held child is never published; a child
  * whose creator died before registering it is registered by the sweep, then published.

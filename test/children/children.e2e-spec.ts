@@ -18,7 +18,7 @@ interface TaskView {
 const TERMINAL = ['completed', 'failed', 'cancelled'];
 
 /**
- * Child missions end to end, the built apps as processes and no model key (docs/ARCHITECTURE.md,
+ * Child missions end to end, the built apps as processes and no model key (docs/missions.md,
  * "Child missions"): a parent's scripted plan starts seven children, five in one model turn and
  * two in a later one; sampled every 50 ms, never more than MAX_PARALLEL_CHILDREN (3) run; each
  * child completes verified by its own criteria, and the parent resumes and completes through

@@ -7,7 +7,7 @@ import { RedisTestContext } from '@vigil/testing';
 import { FakeCatalog } from '../mission-runtime/fake-catalog';
 
 /**
- * `start_subtask`'s creation path against the real Redis and turn queue (docs/ARCHITECTURE.md,
+ * `start_subtask`'s creation path against the real Redis and turn queue (docs/missions.md,
  * "Child missions"): the parent's limits on tools and agent, the same validation as POST /v1/tasks,
  * the child on the parent's shard and tenant, a replayed call making no second child, and the
  * fourth child held.

@@ -7,7 +7,7 @@ const account = (n: number) => `act_${3_000_000 + n}`;
  * A master SIGKILLed while campaign builds and noop tasks run on every shard: its replica is
  * promoted (cluster-node-timeout 1 s), commands to its slots are retried by the Cluster clients or
  * fail a turn the Watcher retries, and the attempt fence and the write journal keep every external
- * write single (docs/ARCHITECTURE.md, "Past one machine").
+ * write single (docs/operations.md, "Past one machine").
  */
 describe('a Redis Cluster master killed mid-run', () => {
   const env = new ClusterStack();

@@ -9,7 +9,7 @@ import { RedisTestContext, VigilStack } from '@vigil/testing';
  * mission from the tenant's defaults (a scripted plan that asks a person one question), the
  * question's link opens twice and takes one answer, a second mission archives the first, which
  * later resumes and completes; a question nobody answers fails the task when its wait runs out
- * (docs/ARCHITECTURE.md, "Conversations" and "Human hand-offs").
+ * (docs/conversations.md, "Conversations" and "Human hand-offs").
  */
 describe('conversations, missions and human hand-offs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-conversations-e2e-'));

@@ -8,7 +8,7 @@ import { InProcessApi } from '../support/in-process-api';
  * Conversations over HTTP, routed by the documented rules (no model key): free text starts a
  * mission from the tenant's conversation defaults, a second one archives the first, controls and
  * status in words act on the active mission, a message id is processed once
- * (docs/ARCHITECTURE.md, "Conversations"). No Worker runs: tasks stay where the API leaves them.
+ * (docs/conversations.md, "Conversations"). No Worker runs: tasks stay where the API leaves them.
  */
 describe('POST /v1/conversations/:id/messages', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-conversations-'));

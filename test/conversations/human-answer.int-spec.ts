@@ -3,7 +3,7 @@ import { newNoopTask, RedisTestContext } from '@vigil/testing';
 import { InProcessApi } from '../support/in-process-api';
 
 /**
- * The answer pages of human hand-offs over real HTTP (docs/ARCHITECTURE.md, "Human hand-offs"):
+ * The answer pages of human hand-offs over real HTTP (docs/conversations.md, "Human hand-offs"):
  * the link opens any number of times, takes one answer through the same use case as
  * `POST /v1/tasks/:id/input`, then says it was answered; a forged or stale secret opens nothing.
  */

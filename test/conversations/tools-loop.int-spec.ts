@@ -8,7 +8,7 @@ type Body = Record<string, any>;
 /**
  * The `tools` route with a router model, through the real Anthropic SDK against a loopback fake of
  * the Messages API: the router call classifies, then at most five loop calls read the tasks with
- * read-only tools and answer (docs/ARCHITECTURE.md, "Conversations").
+ * read-only tools and answer (docs/conversations.md, "Conversations").
  */
 describe('the tools loop of a conversation', () => {
   const bodies: Body[] = [];

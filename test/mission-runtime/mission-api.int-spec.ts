@@ -6,7 +6,7 @@ import { InProcessApi } from '../support/in-process-api';
 
 /**
  * Creating a mission over HTTP with the operator's real catalog (VIGIL_TOOLS) and libs/tools'
- * gateway: every refusal is the status and sentence a user needs (docs/ARCHITECTURE.md, "The
+ * gateway: every refusal is the status and sentence a user needs (docs/missions.md, "The
  * mission kind"). HTTP tools only, so nothing is spawned; nothing is called at creation.
  */
 describe('POST /v1/tasks for a mission', () => {

@@ -31,7 +31,7 @@ import { RedisTestContext } from '@vigil/testing';
 import { FakeCatalog } from './fake-catalog';
 
 /**
- * The mission kind on the real runtime (docs/ARCHITECTURE.md, "The mission kind"): created through
+ * The mission kind on the real runtime (docs/missions.md, "The mission kind"): created through
  * the create use case, its scripted plan played by the real slice runner against real Redis and a
  * real turn queue, its criteria checked by the Watcher's exit-check runner — with an in-memory tool
  * catalog standing in for MCP servers and HTTP endpoints, which holds what was really written.

@@ -5,7 +5,7 @@ import { RedisTestContext, VigilStack } from '@vigil/testing';
 import { MissionWorld, TENANT, TICKET_TITLE } from './mission-fixture';
 
 /**
- * The tenant's allow list holds at call time, not only at creation (docs/ARCHITECTURE.md, "The
+ * The tenant's allow list holds at call time, not only at creation (docs/missions.md, "The
  * mission kind": the Worker resolves a task's tools once per slice and checks the allow list
  * again). The API still runs the catalog the mission was created under, which lets the tenant use
  * `create_ticket` and `files`; the operator then takes both away in a new catalog file, and the

@@ -31,7 +31,7 @@ interface ListedTool {
 }
 
 /**
- * One mission through both real model SDKs (docs/ARCHITECTURE.md, "The mission kind"): a Worker
+ * One mission through both real model SDKs (docs/missions.md, "The mission kind"): a Worker
  * process runs it on `@anthropic-ai/sdk` and on `@google/genai` against loopback fakes of their
  * wire formats in this process, with its tools from the real `@modelcontextprotocol/server-everything`
  * over stdio (spawned by the Worker and the Watcher). The fakes play a model that reads what it

@@ -21,7 +21,7 @@ async function listen(ctx: RedisTestContext, env: Record<string, string> = {}) {
 }
 
 /**
- * The task dashboard at /admin/tasks (docs/ARCHITECTURE.md, "The task dashboard"): basic auth on
+ * The task dashboard at /admin/tasks (docs/operations.md, "The task dashboard"): basic auth on
  * every page, refused entirely without ADMIN_PASSWORD, lists from the indexes, CSRF-protected
  * buttons that call the control use cases, a CSP without inline scripts, live over SSE.
  */

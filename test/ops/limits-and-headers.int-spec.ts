@@ -7,8 +7,8 @@ import { SseClient } from '../notify/sse-client';
 import { sample } from './prometheus-text';
 
 /**
- * Limits, headers and metrics of the API (docs/ARCHITECTURE.md, "Operating Vigil: metrics,
- * limits, secrets"), against two API instances sharing one Redis: what one counts, the other sees.
+ * Limits, headers and metrics of the API (docs/operations.md, "Limits", "HTTP hardening" and
+ * "Metrics"), against two API instances sharing one Redis: what one counts, the other sees.
  */
 describe('operating the API: limits, security headers, metrics', () => {
   const ctx = new RedisTestContext('ops', {

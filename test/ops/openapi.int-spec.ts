@@ -53,7 +53,7 @@ function nestedClasses(target: Class): Class[] {
 }
 
 /**
- * The OpenAPI document against what the app really does (docs/ARCHITECTURE.md, "OpenAPI"): every
+ * The OpenAPI document against what the app really does (docs/api.md, "OpenAPI"): every
  * route Nest registers under /v1, /health, /version and /metrics is documented, every property a
  * DTO validates is in its schema, bodies and responses are described, errors share one shape.
  */

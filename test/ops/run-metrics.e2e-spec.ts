@@ -2,7 +2,7 @@ import { AnthropicFake, HttpClient, RedisTestContext, VigilStack, WebhookReceive
 import { sample } from './prometheus-text';
 
 /**
- * `/metrics` read before and after a run (docs/ARCHITECTURE.md, "Operating Vigil"): a task whose
+ * `/metrics` read before and after a run (docs/operations.md, "Metrics"): a task whose
  * webhook target keeps failing moves the notifier's failure and dead-letter metrics by exactly
  * what the target saw, and the Watcher's sweeps are timed; a task run through the real Anthropic
  * SDK (against a loopback fake) moves the Worker's spend and token counters by what it billed.

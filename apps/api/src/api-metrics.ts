@@ -17,7 +17,7 @@ const ACTIVE_STATUSES = TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.incl
 
 /**
  * What the API's `/metrics` adds to the process metrics, each read at scrape time from the
- * indexes, never by scanning tasks (docs/ARCHITECTURE.md, "Operating Vigil"):
+ * indexes, never by scanning tasks (docs/operations.md, "Metrics"):
  * - `vigil_tasks{tenant, status}`: ZCARD of each tenant's status indexes (tenants from API_KEYS);
  * - `vigil_active_tasks{kind, status}`: the unfinished tasks by kind, from the members of the
  *   active status indexes (at most MAX_KIND_SAMPLE per index and scrape) and their `kind` field;

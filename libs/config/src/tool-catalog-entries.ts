@@ -9,7 +9,7 @@ import type { CatalogReader } from './tool-catalog-reader';
 
 type Json = Record<string, unknown>;
 
-/** Model-facing names allow only these (docs/ARCHITECTURE.md, "Tools from outside"). */
+/** Model-facing names allow only these (docs/missions.md, "Tools from outside"). */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;

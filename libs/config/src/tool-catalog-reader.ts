@@ -10,7 +10,7 @@ const VARIABLE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * Typed field readers for the tool catalog: every error names the file, the entry and the field
  * (`VIGIL_TOOLS (/x/tools.json): mcpServers.files: "command" must be a non-empty string`), and
  * every `${VAR}` a field may hold is checked against the environment without reading its value
- * into the result (docs/ARCHITECTURE.md, "Tools from outside").
+ * into the result (docs/missions.md, "Tools from outside").
  */
 export class CatalogReader {
   readonly variables = new Set<string>();

@@ -8,7 +8,7 @@ const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * Reads and validates the catalog VIGIL_TOOLS names, at boot inside loadConfig: api, worker,
- * watcher and notifier all stop at start on a bad entry (docs/ARCHITECTURE.md, "Tools from
+ * watcher and notifier all stop at start on a bad entry (docs/missions.md, "Tools from
  * outside"). Undefined when no catalog is named.
  */
 export function loadToolCatalog(env: Env): ToolCatalog | undefined {

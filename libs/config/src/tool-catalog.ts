@@ -1,7 +1,7 @@
 /**
  * The operator's tool catalog (VIGIL_TOOLS), as parsed and validated at boot. Values keep their
  * `${VAR}` placeholders: the environment is read when a server is spawned or a tool is called, so
- * no secret sits in an object that someone might log (docs/ARCHITECTURE.md, "Tools from outside").
+ * no secret sits in an object that someone might log (docs/missions.md, "Tools from outside").
  */
 
 /** Per tool of an MCP server: how a write of it is found again after an unknown outcome. */

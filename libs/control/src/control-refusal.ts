@@ -2,7 +2,7 @@ import { IllegalTransitionError, TASK_STATUSES, TERMINAL_STATUSES, type TaskStat
 
 export type Control = 'stop' | 'pause' | 'resume' | 'input';
 
-/** The states each control acts on; any other answers 409 in words (docs/ARCHITECTURE.md, "Controls"). */
+/** The states each control acts on; any other answers 409 in words (docs/api.md, "Controls"). */
 export const CONTROL_FROM: Record<Control, readonly TaskStatus[]> = {
   stop: TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status)),
   pause: ['queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'retrying'],

@@ -22,11 +22,11 @@ import { ActiveTaskLimitError } from './active-task-limit';
 export interface CreateTaskResult {
   task: TaskRecord;
   created: boolean;
-  /** A child's place among its parent's children (docs/ARCHITECTURE.md, "Child missions"). */
+  /** A child's place among its parent's children (docs/missions.md, "Child missions"). */
   placement?: ChildPlacement;
 }
 
-/** How a child is made by its parent's `start_subtask` (docs/ARCHITECTURE.md, "Child missions"). */
+/** How a child is made by its parent's `start_subtask` (docs/missions.md, "Child missions"). */
 export interface ChildCreation {
   /** The call's logical step: the child's id is derived from it and the parent's. */
   stepKey: string;
@@ -135,7 +135,7 @@ export class CreateTaskUseCase {
   }
 
   /**
-   * A child lives on its parent's shard (docs/ARCHITECTURE.md, "Child missions"): its id is derived
+   * A child lives on its parent's shard (docs/missions.md, "Child missions"): its id is derived
    * from the parent and the `start_subtask` step, or from the Idempotency-Key, or random, and in
    * every case searched until it hashes to the parent's shard.
    */
@@ -159,8 +159,8 @@ export class CreateTaskUseCase {
 
   /**
    * MAX_ACTIVE_TASKS_PER_TENANT: counted from the tenant's status indexes before the create script
-   * runs, so concurrent creates may pass it by at most their number (docs/ARCHITECTURE.md,
-   * "Operating Vigil"). A replay of an existing idempotent create is never refused.
+   * runs, so concurrent creates may pass it by at most their number (docs/operations.md,
+   * "Limits"). A replay of an existing idempotent create is never refused.
    */
   private async assertActiveTaskRoom(tenantId: string, id: string, idempotencyKey?: string): Promise<void> {
     const limit = this.config.maxActiveTasksPerTenant;

@@ -58,7 +58,7 @@ const waitsOnWrite = (task: TaskRecord): boolean =>
 
 /**
  * The human's answer to `request_human_input`, or to whether a write happened
- * (docs/ARCHITECTURE.md, "Writes never repeated"): the write is settled first — done with the
+ * (docs/missions.md, "Writes never repeated"): the write is settled first — done with the
  * answer as its result, or its intent cleared to be made again — then the task continues from the
  * same step, and the next slice sees the answer in its prompt.
  */

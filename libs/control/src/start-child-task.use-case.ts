@@ -33,7 +33,7 @@ function flatten(errors: ValidationError[], path = ''): string[] {
 }
 
 /**
- * A child mission started by its parent's `start_subtask` (docs/ARCHITECTURE.md, "Child missions"):
+ * A child mission started by its parent's `start_subtask` (docs/missions.md, "Child missions"):
  * a `mission` task of the parent's tenant, through the same DTO validation and the same creation
  * as `POST /v1/tasks`, with the parent's limits on top: its tools are a subset of the parent's,
  * and `agent` may carry only a scripted plan (models and retries are the parent's). Any refusal

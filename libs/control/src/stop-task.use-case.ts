@@ -11,7 +11,7 @@ import { applyControl, CONTROL_FROM } from './control-refusal';
 
 /**
  * A stop always wins: the status becomes `cancelled` atomically, then running Workers abort. It
- * cascades to the task's children, running and queued (docs/ARCHITECTURE.md, "Child missions"):
+ * cascades to the task's children, running and queued (docs/missions.md, "Child missions"):
  * the parent is cancelled first, so no child's end releases another.
  */
 @Injectable()

@@ -43,7 +43,7 @@ const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 const ROUTE_DEADLINE_MS = 10_000;
 
 /**
- * One message of a conversation (docs/ARCHITECTURE.md, "Conversations"): routed (`simple`,
+ * One message of a conversation (docs/conversations.md, "Conversations"): routed (`simple`,
  * `tools`, `mission`), acted on with the same use cases as the API's routes, and recorded with
  * its reply, so a message id is processed once and the conversation reads back in order.
  */

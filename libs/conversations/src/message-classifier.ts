@@ -1,6 +1,6 @@
 /**
  * The deterministic router of conversation messages, used when no ROUTER_MODEL key is set (and as
- * the check on a model's answer). Its rules are documented in docs/ARCHITECTURE.md,
+ * the check on a model's answer). Its rules are documented in docs/conversations.md,
  * "Conversations": controls and status questions first, then reads of the conversation's tasks,
  * then requests for many-step work, and everything else is a plain answer. English, French,
  * Spanish and German phrasings are recognised; the same text always takes the same route.
@@ -151,7 +151,7 @@ const ALONGSIDE =
 const QUESTION_START =
   /^(?:what|what's|how|why|when|who|where|which|is|are|do|does|did|should|qu'est|qu'est-ce|pourquoi|comment|quand|que|que es|por que|como|cuando|was|wie|warum|wann|ist)\b/;
 
-/** Classifies one message by the documented rules (docs/ARCHITECTURE.md, "Conversations"). */
+/** Classifies one message by the documented rules (docs/conversations.md, "Conversations"). */
 export function classifyMessage(text: string): Classification {
   const normal = normalise(text);
   const taskId = TASK_ID_PATTERN.exec(text)?.[0];

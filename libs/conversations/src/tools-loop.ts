@@ -29,7 +29,7 @@ const SYSTEM =
   'Answer in a few plain sentences once you know.';
 
 /**
- * The `tools` route with a router model (docs/ARCHITECTURE.md, "Conversations"): at most five model
+ * The `tools` route with a router model (docs/conversations.md, "Conversations"): at most five model
  * calls inside the request, under one deadline, with read-only tools over the conversation's
  * tasks. Without a model the route makes one deterministic read instead.
  */

@@ -79,7 +79,7 @@ export function verificationRows(
 
 /**
  * Everything the task page shows, read without writing: the record, the tails of its logs in one
- * pipeline, and its events from the shard's stream (docs/ARCHITECTURE.md, "The task dashboard").
+ * pipeline, and its events from the shard's stream (docs/operations.md, "The task dashboard").
  */
 @Injectable()
 export class TaskDetailsReader {

@@ -3,7 +3,7 @@ import { TERMINAL_STATUSES, TaskRecord, TaskStatus } from '@vigil/tasks';
 /** States in which a Worker is expected to beat: only there does an old heartbeat mean trouble. */
 const BEATING_STATUSES: readonly TaskStatus[] = ['running', 'waiting_on_tool'];
 
-/** One line of the task list, as an operator reads it (docs/ARCHITECTURE.md, "The task dashboard"). */
+/** One line of the task list, as an operator reads it (docs/operations.md, "The task dashboard"). */
 export interface TaskRow {
   id: string;
   tenantId: string;

@@ -4,7 +4,7 @@ import { countRules, exactRules, flagRules, noArgs } from './exit-criteria/check
 import { CheckUnavailableError, defineCheck, ToolArgumentError } from './task-kind';
 
 /**
- * What a code kind's module is handed when it exports `kinds` as a function (docs/ARCHITECTURE.md,
+ * What a code kind's module is handed when it exports `kinds` as a function (docs/kinds.md,
  * "Code kinds"): the helpers a kind is built with, from the running Vigil itself, so a plain
  * CommonJS module needs no build step and no path into Vigil's `dist/`.
  */

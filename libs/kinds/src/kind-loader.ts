@@ -27,7 +27,7 @@ function exportedKinds(loaded: unknown): unknown {
 }
 
 /**
- * Loads the code kinds of VIGIL_KINDS (docs/ARCHITECTURE.md, "Code kinds"): each path resolved from
+ * Loads the code kinds of VIGIL_KINDS (docs/kinds.md, "Code kinds"): each path resolved from
  * the process's working directory and `require`d; its `kinds` export is an array of TaskKind or a
  * function `(kit) => TaskKind[]` given KIND_KIT. Only loading is checked here; KindRegistry
  * validates each kind as it registers it.

@@ -84,7 +84,7 @@ function exampleProblems(kind: LoadableKind): string[] {
 }
 
 /**
- * The task kinds this process knows (docs/ARCHITECTURE.md, "Code kinds"): the built-in ones, then
+ * The task kinds this process knows (docs/kinds.md, "Code kinds"): the built-in ones, then
  * those of the modules VIGIL_KINDS names. Every kind is validated as it is registered, so a kind
  * that could never run stops the process at boot instead of failing its first task.
  */

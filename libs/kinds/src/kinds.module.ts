@@ -6,7 +6,7 @@ import { KindRegistry } from './kind-registry';
 /**
  * The built-in kinds and the code kinds of VIGIL_KINDS, loaded once per process (api, worker and
  * watcher all import this module). A module that cannot be used stops the process at boot with a
- * message naming it, exit code 78 like any configuration error (docs/ARCHITECTURE.md, "Code kinds").
+ * message naming it, exit code 78 like any configuration error (docs/kinds.md, "Code kinds").
  */
 @Module({
   providers: [

@@ -93,7 +93,7 @@ export interface CheckContext<Input = unknown> {
   outputs: ReadonlyMap<string, unknown>;
   signal: AbortSignal;
   services: KindServices;
-  /** The task's children, oldest first (docs/ARCHITECTURE.md, "Child missions"); absent: none read. */
+  /** The task's children, oldest first (docs/missions.md, "Child missions"); absent: none read. */
   children?: readonly { id: string; title: string; status: string }[];
 }
 
@@ -104,7 +104,7 @@ export type RunCheck<Input = unknown> = (
 ) => Promise<CheckResult>;
 
 /**
- * What a check accepts as a criterion, fixed when the task is created (docs/ARCHITECTURE.md,
+ * What a check accepts as a criterion, fixed when the task is created (docs/kinds.md,
  * "Exit criteria"): the type of its `expected` and `args`, and what "at least as strict as the
  * kind's own criterion" means for it, so a caller can tighten a kind's criterion but never loosen it.
  */

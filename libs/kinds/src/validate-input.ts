@@ -25,7 +25,7 @@ function flatten(errors: ValidationError[], path: string, out: string[], max: nu
 
 /**
  * Validates a kind's input against its DTO; problems name the field as `input.a.b[2].c`. Bounded
- * (docs/ARCHITECTURE.md, "Requests and errors"): an array over its limit is refused without
+ * (docs/api.md, "Requests and errors"): an array over its limit is refused without
  * validating its elements, and at most `MAX_PROBLEMS` problems are reported.
  */
 export function validateKindInput<Input>(kind: TaskKind<Input>, input: unknown): Input {

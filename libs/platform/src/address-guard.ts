@@ -3,7 +3,7 @@ import { BlockList, isIP } from 'node:net';
 
 /**
  * The outbound-request guard (SSRF) that webhooks, HTTP tools and `http_json` checks share
- * (docs/ARCHITECTURE.md, "Tools from outside"): loopback, private, link-local (cloud metadata),
+ * (docs/missions.md, "Tools from outside"): loopback, private, link-local (cloud metadata),
  * CGNAT, multicast and reserved ranges are refused unless the operator allowed them. BlockList also
  * matches IPv4-mapped IPv6 (::ffff:127.0.0.1, which URL parsing rewrites to ::ffff:7f00:1) against
  * the IPv4 ranges. Callers word the refusal for their own setting (a variable name, a field name).

@@ -19,7 +19,7 @@ export class PlatformModule implements NestModule {
 
   static forRoot(config: VigilConfig, app: string): DynamicModule {
     // Secret values never reach a log line: pino's own lines through the hook below, every other
-    // write to stdout/stderr through the patched streams (docs/ARCHITECTURE.md, "Operating Vigil").
+    // write to stdout/stderr through the patched streams (docs/operations.md, "Secrets never logged").
     const scrub = installSecretScrubbing(process.env);
     return {
       module: PlatformModule,

@@ -1,6 +1,6 @@
 /**
- * Secrets never reach a log line (docs/ARCHITECTURE.md, "Operating Vigil: metrics, limits,
- * secrets"). Two layers: pino's redaction paths remove the fields known to carry credentials
+ * Secrets never reach a log line (docs/operations.md, "Secrets never logged"). Two layers:
+ * pino's redaction paths remove the fields known to carry credentials
  * (Authorization and cookie headers), and every line any part of the process writes — pino's, Nest's
  * before the logger is attached, a library's console output, a config error — has the configured
  * secret values and the credentials of any URL replaced by `[redacted]`.

@@ -7,7 +7,7 @@ import { createRedis, RedisTarget } from '@vigil/redis';
  * BullMQ treats a client instance as shared: its workers duplicate it for their blocking reads and
  * never close it; the process's exit does. Queue keys are `<prefix>:<queue>{s<n>}:…` and every
  * queue name carries its shard's hash tag (RedisKeys), so each BullMQ script stays in one slot
- * (docs/ARCHITECTURE.md, "Past one machine").
+ * (docs/operations.md, "Past one machine").
  */
 export function bullConnection(
   target: RedisTarget | string,

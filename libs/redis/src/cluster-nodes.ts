@@ -4,7 +4,7 @@ import { asCluster } from './redis-connection';
 /**
  * The servers that hold keys: each master of a cluster, or the one Redis. Anything that enumerates
  * (SCAN, CLIENT LIST, INFO) must ask each of them; a Cluster client would send a keyless command to
- * one random node (docs/ARCHITECTURE.md, "Past one machine").
+ * one random node (docs/operations.md, "Past one machine").
  */
 export function masterNodes(redis: Redis): Redis[] {
   return asCluster(redis)?.nodes('master') ?? [redis];

@@ -12,7 +12,7 @@ function nodeOptions(connectionName: string): RedisOptions {
 }
 
 /**
- * Options of every Cluster client (docs/ARCHITECTURE.md, "Past one machine"). A failover makes a
+ * Options of every Cluster client (docs/operations.md, "Past one machine"). A failover makes a
  * master's slots unreachable until its replica is promoted (about cluster-node-timeout plus a
  * second); commands to them are retried on MOVED, ASK, TRYAGAIN, CLUSTERDOWN and a closed
  * connection, 200 ms apart, up to 60 times (12 s), before they fail to their caller. Reads go to

@@ -33,7 +33,7 @@ export class ExitCheckRunner {
   async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
     const kind = this.kinds.get(task.kind);
     const context = await this.contexts.load(task.id);
-    // children_completed reads the children's own records (docs/ARCHITECTURE.md, "Child missions").
+    // children_completed reads the children's own records (docs/missions.md, "Child missions").
     const children = task.children && this.children ? await this.children.list(task.id) : [];
     const checks: CheckResult[] = [];
     const unavailable: CheckRun['unavailable'] = [];

@@ -30,7 +30,7 @@ export interface Lease {
  * connection, which on a Redis Cluster is one vote on the master of the lease key's slot. That is
  * not Redlock's independent-node setup (a failover can lose a lease the replica never saw), and it
  * need not be: a second holder can only repeat a decision the attempt fence then refuses
- * (docs/ARCHITECTURE.md, "Past one machine").
+ * (docs/operations.md, "Past one machine").
  */
 @Injectable()
 export class LeaseService implements OnModuleDestroy {

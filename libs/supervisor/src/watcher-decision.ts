@@ -92,7 +92,7 @@ interface Look {
 function byStatus(task: DecisionInput, look: Look): WatcherDecision {
   switch (task.status) {
     case 'waiting_on_tool':
-      // A parent waiting on its children holds no Worker: nothing to be stale (docs/ARCHITECTURE.md, "Child missions").
+      // A parent waiting on its children holds no Worker: nothing to be stale (docs/missions.md, "Child missions").
       if (task.statusReason === 'children') return NOTHING;
       return liveness(task, look);
     case 'running':

@@ -2,7 +2,7 @@ import type { TaskStatus } from './task-status';
 
 /**
  * What a domain error means to whoever asked, whatever the transport: the API maps each kind to one
- * HTTP status in one table (docs/ARCHITECTURE.md, "Requests and errors").
+ * HTTP status in one table (docs/api.md, "Requests and errors").
  * - `not_found`: the thing named does not exist (for this tenant);
  * - `conflict`: the request is valid but the current state refuses it;
  * - `invalid`: the request itself is malformed or names something that cannot be;

@@ -33,7 +33,7 @@ export interface TransitionResult {
   status: TaskStatus;
   attempt: number;
   /**
-   * Slices the transition made due (docs/ARCHITECTURE.md, "Child missions"): children given a
+   * Slices the transition made due (docs/missions.md, "Child missions"): children given a
    * place when a child ended, a parent queued when its last child ended. The Watcher's sweep
    * publishes them anyway; a caller that publishes them at once saves a sweep interval.
    */

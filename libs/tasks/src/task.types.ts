@@ -165,7 +165,7 @@ export interface TaskRecord {
   humanToken?: string | null;
   humanDeadlineAt: number | null;
   archived: boolean;
-  /** A parent's children (docs/ARCHITECTURE.md, "Child missions"); null while it has none. */
+  /** A parent's children (docs/missions.md, "Child missions"); null while it has none. */
   children: ChildCounts | null;
 }
 

@@ -22,7 +22,7 @@ export interface ToolGatewayOptions {
 }
 
 /**
- * The ToolGateway over the operator's catalog (docs/ARCHITECTURE.md, "Tools from outside"). Every
+ * The ToolGateway over the operator's catalog (docs/missions.md, "Tools from outside"). Every
  * name a mission asks for is resolved against the catalog and the tenant's allow list, at creation
  * (validate) and again at call time (toolsFor); a server's tools come from its cached tools/list.
  * Without a catalog every name is refused.

@@ -3,7 +3,7 @@ import { ToolNotAllowedError } from './tool-gateway';
 
 /**
  * Calls one read tool by its catalog name (an HTTP tool or `server.tool`) through any gateway, the
- * tenant's allow list applied: what the Watcher's `tool_result` check uses (docs/ARCHITECTURE.md,
+ * tenant's allow list applied: what the Watcher's `tool_result` check uses (docs/missions.md,
  * "Tools from outside"). A server name or a write is refused, never called.
  */
 export async function callReadTool(

@@ -2,7 +2,7 @@
  * The contract between the tools from outside (MCP servers and HTTP endpoints named in the
  * operator's catalog, VIGIL_TOOLS) and the rest of Vigil: the mission kind offers them to the
  * model, the runtime calls them, the Watcher runs `tool_result` checks through them.
- * See docs/ARCHITECTURE.md, "Tools from outside".
+ * See docs/missions.md, "Tools from outside".
  */
 
 /** JSON Schema of a tool's arguments, as the catalog or the MCP server gives it. */
@@ -60,7 +60,7 @@ export interface ToolCallOutput {
 export class ToolCallError extends Error {
   /**
    * The call may have reached the tool before it failed (a connection lost mid-call, a deadline, an
-   * abort): a write's outcome is then unknown, not "not made" (docs/ARCHITECTURE.md, "Writes never
+   * abort): a write's outcome is then unknown, not "not made" (docs/missions.md, "Writes never
    * repeated"). False for failures the tool answered (an HTTP status, `isError`) or that came before
    * anything was sent (bad arguments, a refused target).
    */

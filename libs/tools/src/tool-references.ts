@@ -8,7 +8,7 @@ export type CatalogReference =
   | { kind: 'server-tool'; server: string; tool: string };
 
 /**
- * Resolves a name against the catalog and the tenant's allow list (docs/ARCHITECTURE.md, "Tools
+ * Resolves a name against the catalog and the tenant's allow list (docs/missions.md, "Tools
  * from outside"): an HTTP tool's name, a server's name (all its tools) or `server.tool`, allowed when
  * the tenant's `allow` lists that name or (for `server.tool`) its server. Throws ToolNotAllowedError
  * naming the entry. Whether the server has that tool is for its tools/list to say.

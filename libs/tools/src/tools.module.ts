@@ -6,7 +6,7 @@ import { TOOL_GATEWAY } from './tool-gateway';
 /**
  * The tools from outside for every app that imports it: TOOL_GATEWAY built from the catalog parsed
  * at boot (an empty one without VIGIL_TOOLS). The gateway stops the stdio servers it spawned on
- * application shutdown (docs/ARCHITECTURE.md, "Tools from outside").
+ * application shutdown (docs/missions.md, "Tools from outside").
  */
 @Global()
 @Module({

@@ -10,7 +10,7 @@ const FORM_LIMIT = '4kb';
 const ADMIN_PASSWORD = Symbol('ADMIN_PASSWORD');
 
 /**
- * The task dashboard at /admin/tasks (docs/ARCHITECTURE.md, "The task dashboard"): basic auth on
+ * The task dashboard at /admin/tasks (docs/operations.md, "The task dashboard"): basic auth on
  * every route, form bodies parsed only here (the API itself takes JSON only).
  */
 @Module({})

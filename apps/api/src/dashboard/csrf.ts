@@ -21,7 +21,7 @@ function cookieToken(request: Request): string | undefined {
 
 /**
  * The session's token, set as a SameSite=Strict, HttpOnly cookie scoped to /admin on first sight;
- * the pages carry it in each form's hidden field (docs/ARCHITECTURE.md, "The task dashboard").
+ * the pages carry it in each form's hidden field (docs/operations.md, "The task dashboard").
  */
 export function sessionCsrfToken(request: Request, response: Response): string {
   const existing = cookieToken(request);

@@ -22,7 +22,7 @@ import {
   DashboardControl,
 } from './dashboard-queries';
 
-/** The task dashboard's pages and buttons (docs/ARCHITECTURE.md, "The task dashboard"). */
+/** The task dashboard's pages and buttons (docs/operations.md, "The task dashboard"). */
 @ApiExcludeController()
 @Controller('admin/tasks')
 export class DashboardController {

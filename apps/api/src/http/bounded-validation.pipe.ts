@@ -6,7 +6,7 @@ import { depthProblem, withoutOversizedElements } from '@vigil/kinds';
 const MAX_MESSAGE_CHARS = 3000;
 
 /**
- * The global ValidationPipe, bounded (docs/ARCHITECTURE.md, "Requests and errors"): a value nested
+ * The global ValidationPipe, bounded (docs/api.md, "Requests and errors"): a value nested
  * too deeply is refused before class-transformer recurses into it, the elements of an array over
  * its `@ArrayMaxSize` are not validated one by one, and messages stop at a budget.
  */

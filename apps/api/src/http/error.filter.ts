@@ -28,7 +28,7 @@ const REASONS: Record<number, string> = {
 /** An error body's message is cut at this many characters, so a body stays well under 4 KB. */
 export const MAX_ERROR_MESSAGE_CHARS = 3000;
 
-/** At most 20 problems joined, cut to MAX_ERROR_MESSAGE_CHARS (docs/ARCHITECTURE.md, "Requests and errors"). */
+/** At most 20 problems joined, cut to MAX_ERROR_MESSAGE_CHARS (docs/api.md, "Requests and errors"). */
 function bounded(problems: readonly unknown[]): string {
   const list = problems.map(String);
   const text = (list.length === 1 ? list : boundedProblems(list)).join('; ');

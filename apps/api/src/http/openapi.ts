@@ -82,7 +82,7 @@ function describe(document: OpenAPIObject): void {
 }
 
 /**
- * The OpenAPI document served at /docs (docs/ARCHITECTURE.md, "OpenAPI"): every route Nest
+ * The OpenAPI document served at /docs (docs/api.md, "OpenAPI"): every route Nest
  * registers, the DTOs' schemas with bounds and examples, the response shapes, the error shape on
  * every route, the bearer scheme as the static API key it is, and the package's version.
  */

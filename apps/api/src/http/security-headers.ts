@@ -68,7 +68,7 @@ const DOCS_POLICY: Directives = {
 const csp = (directives: Directives) => helmet.contentSecurityPolicy({ useDefaults: false, directives });
 
 /**
- * The API's security headers (docs/ARCHITECTURE.md, "Operating Vigil"): helmet's set — no
+ * The API's security headers (docs/operations.md, "HTTP hardening"): helmet's set — no
  * `X-Powered-By`, `X-Content-Type-Options: nosniff`, `X-Frame-Options: DENY`, a referrer policy —
  * and a Content-Security-Policy with `frame-ancestors 'none'` on every response, scoped so the
  * admin and docs pages still load what they need.

@@ -148,7 +148,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       model: 'claude-test',
       max_tokens: 4096,
       // Prompt-caching breakpoints on the last tool, the system prompt and the end of the
-      // conversation so far (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+      // conversation so far (docs/models.md, "Prompts that stay bounded").
       system: [{ type: 'text', text: 'You are careful.', cache_control: { type: 'ephemeral' } }],
       messages: [
         {

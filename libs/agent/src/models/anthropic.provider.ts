@@ -86,7 +86,7 @@ export class AnthropicProvider implements ModelProvider {
  * the API builds its cache prefix (tools, system, messages): the last tool, the system prompt,
  * the slice's opening message — the parts that stay the same across a slice's calls — and the end
  * of the conversation so far
- * (docs/ARCHITECTURE.md, "Prompts that stay bounded"). A prefix shorter than the model's minimum
+ * (docs/models.md, "Prompts that stay bounded"). A prefix shorter than the model's minimum
  * (1,024 tokens for Opus) is simply not cached; the breakpoint costs nothing then.
  */
 export function toAnthropicBody(

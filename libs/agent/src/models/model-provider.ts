@@ -9,7 +9,7 @@ export interface ToolCall {
 export type ChatMessage =
   /**
    * `cacheBreakpoint`: the prompt up to and including this message is stable (a slice's opening),
-   * so a provider with explicit prompt caching marks it (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+   * so a provider with explicit prompt caching marks it (docs/models.md, "Prompts that stay bounded").
    */
   | { role: 'user'; content: string; cacheBreakpoint?: boolean }
   | { role: 'assistant'; content: string; toolCalls: ToolCall[] }

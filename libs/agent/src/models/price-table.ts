@@ -15,7 +15,7 @@ export interface Price {
  * List prices by model id prefix, first match wins. Estimates: the gateway's own records are
  * authoritative. An unknown model is priced as the dearest, so a reservation never undershoots.
  *
- * Where the figures come from (docs/ARCHITECTURE.md, "Prompts that stay bounded"):
+ * Where the figures come from (docs/models.md, "Prompts that stay bounded"):
  * - Claude Opus 4 / 4.1: $15 input, $75 output; prompt caching (5-minute cache) writes at 1.25×
  *   input ($18.75) and reads at 0.1× input ($1.50) — Anthropic's pricing and prompt-caching pages
  *   (docs.anthropic.com/en/docs/build-with-claude/prompt-caching).

@@ -7,7 +7,7 @@ import { AnthropicBillingFake, type BilledUsage, GeminiBillingFake } from './tes
 /**
  * Prompt caching through the real SDKs against fakes that bill as the providers document
  * (testing/billing-fakes.ts): the usage the runtime parses is the usage billed, cache fields
- * included, and its cost is the price table applied to it (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+ * included, and its cost is the price table applied to it (docs/models.md, "Prompts that stay bounded").
  */
 const KEY = 'caching-test-key';
 const next = () => ({ name: 'noop_step', args: { index: 0 } });

@@ -20,7 +20,7 @@ function counter<L extends string>(
 
 /**
  * What the Worker's model calls cost, by provider (`anthropic`, `google`, `scripted`) and model id
- * (docs/ARCHITECTURE.md, "Operating Vigil"): dollars from the price table, tokens by type as the
+ * (docs/operations.md, "Metrics"): dollars from the price table, tokens by type as the
  * provider reported them. Counted once per settled call, beside the spend ledger, never instead of it.
  */
 @Injectable()

@@ -4,7 +4,7 @@ import type { GenerateRequest, ToolSpec } from './model-provider';
 import { AnthropicBillingFake, GeminiBillingFake } from './testing/billing-fakes';
 
 /**
- * A catalog tool's input schema reaches each model API as that API wants it (docs/ARCHITECTURE.md,
+ * A catalog tool's input schema reaches each model API as that API wants it (docs/missions.md,
  * "The mission kind"): Claude's `input_schema` (an object schema), Gemini's `parametersJsonSchema`
  * (full JSON Schema, not the OpenAPI subset of `parameters`), whole — `$defs`, `$ref`, `anyOf`,
  * enums and defaults as an MCP server (here in the shape server-everything's zod schemas list)

@@ -3,7 +3,7 @@ import { campaignBuildDemoInput, campaignBuildKind, noopKind, type TaskKind } fr
 import { runPromptTask, type PromptRunResult } from './testing/prompt-run';
 
 /**
- * Prompts that stay bounded (docs/ARCHITECTURE.md): whole tasks through the real SliceSession,
+ * Prompts that stay bounded (docs/models.md): whole tasks through the real SliceSession,
  * prompt builder, provider and SDK against fakes that bill as the providers document.
  */
 const noop = noopKind as TaskKind;

@@ -74,7 +74,7 @@ export const BUILTIN_TOOLS: ToolSpec[] = [
   },
 ];
 
-/** A mission's built-in beside the others: a child mission (docs/ARCHITECTURE.md, "Child missions"). */
+/** A mission's built-in beside the others: a child mission (docs/missions.md, "Child missions"). */
 export const START_SUBTASK_TOOL: ToolSpec = {
   name: 'start_subtask',
   description:
@@ -116,7 +116,7 @@ export function stringArg(args: Record<string, unknown>, field: string, max = 40
 }
 
 /**
- * A `record_finding` call's finding as it is stored (docs/ARCHITECTURE.md, "Findings"): title and
+ * A `record_finding` call's finding as it is stored (docs/missions.md, "Findings"): title and
  * body cut to their bounds, `data` refused past FINDING_DATA_BYTES of JSON (the model is told).
  */
 export function findingArg(args: Record<string, unknown>, attempt: number, at: number): Finding {

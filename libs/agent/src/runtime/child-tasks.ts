@@ -1,7 +1,7 @@
 import type { ChildPlacement, TaskRecord } from '@vigil/tasks';
 
 /**
- * Starts a child mission for a parent's `start_subtask` call (docs/ARCHITECTURE.md, "Child
+ * Starts a child mission for a parent's `start_subtask` call (docs/missions.md, "Child
  * missions"). The Worker does not own task creation: the app wires in the same creation `POST
  * /v1/tasks` uses (libs/control's StartChildTaskUseCase), behind this token. A refusal throws; its
  * message is the call's tool error.

@@ -27,7 +27,7 @@ function recentActionLines(actions: ActionRecord[] = []): string[] {
 
 /**
  * `bounded` (the default): the runtime summarises what is done, so the opening stays the same size
- * as the task grows (docs/ARCHITECTURE.md, "Prompts that stay bounded"). `unbounded`: the opening
+ * as the task grows (docs/models.md, "Prompts that stay bounded"). `unbounded`: the opening
  * as it was before, every completed step and saved output listed, kept for the prompts bench.
  */
 export type PromptStyle = 'bounded' | 'unbounded';

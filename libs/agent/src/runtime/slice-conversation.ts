@@ -11,7 +11,7 @@ export interface SliceConversationOptions {
   /**
    * Trim older turns (default true): the opening and the last RECENT_TOOL_RESULTS tool results stay
    * in full, older results become one line that names their saved output. False keeps every turn
-   * in full, as before (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+   * in full, as before (docs/models.md, "Prompts that stay bounded").
    */
   trim?: boolean;
 }

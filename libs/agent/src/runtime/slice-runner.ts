@@ -304,7 +304,7 @@ export class SliceRunner {
           fields: {
             humanQuestion: result.question ?? '',
             humanInput: null,
-            // The answer link's secret (docs/ARCHITECTURE.md, "Human hand-offs"): new for every question.
+            // The answer link's secret (docs/conversations.md, "Human hand-offs"): new for every question.
             humanToken: randomBytes(18).toString('base64url'),
             statusReason: result.unresolvedWrite ? 'unresolved_write' : 'human_input',
             ...(result.unresolvedWrite ? { unresolvedWrite: result.unresolvedWrite } : {}),

@@ -90,7 +90,7 @@ export interface SliceSessionDeps {
   children?: ChildTaskStarter;
   /** What the parent is told of its children's results (children-section), when it has any. */
   childrenSummary?: string;
-  /** `bounded` unless a bench asks for the prompt as it was before (docs/ARCHITECTURE.md, "Prompts that stay bounded"). */
+  /** `bounded` unless a bench asks for the prompt as it was before (docs/models.md, "Prompts that stay bounded"). */
   promptStyle?: PromptStyle;
 }
 
@@ -205,7 +205,7 @@ export class SliceSession {
         if (result) return result;
         if (steps >= config.sliceMaxSteps) break;
       }
-      // The parent waits from the end of the turn that started children (docs/ARCHITECTURE.md, "Child missions").
+      // The parent waits from the end of the turn that started children (docs/missions.md, "Child missions").
       if (this.startedChild) return { end: 'waiting_on_children' };
     }
     return { end: 'next_slice' };
@@ -252,7 +252,7 @@ export class SliceSession {
   }
 
   /**
-   * One model call under its deadline, paid for before it is made (docs/ARCHITECTURE.md,
+   * One model call under its deadline, paid for before it is made (docs/models.md,
    * "Money"): its worst case is reserved against the task's budget and the global cap, the call
    * lowers its max_tokens to fit what is left, and the reservation is settled to the real cost
    * with the step. A call that cannot be paid for ends the slice paused; a free provider (the

@@ -1,6 +1,6 @@
 /**
  * How the runtime summarises what a task has done, so a slice's prompt stays the same size however
- * long the task grows (docs/ARCHITECTURE.md, "Prompts that stay bounded").
+ * long the task grows (docs/models.md, "Prompts that stay bounded").
  */
 
 const collator = new Intl.Collator('en', { numeric: true });

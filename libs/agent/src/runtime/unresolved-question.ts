@@ -4,7 +4,7 @@ const ARGS_CHARS = 300;
 
 /**
  * The plain question a person answers when Vigil cannot tell whether a write happened
- * (docs/ARCHITECTURE.md, "Writes never repeated"): which tool, with which arguments, and how to
+ * (docs/missions.md, "Writes never repeated"): which tool, with which arguments, and how to
  * answer (`POST /v1/tasks/:id/input {text, resolution}`).
  */
 export function unresolvedWriteQuestion(write: UnresolvedWrite): string {

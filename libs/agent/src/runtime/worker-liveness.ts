@@ -22,7 +22,7 @@ export class WorkerLiveness implements OnModuleInit, OnApplicationShutdown {
   ) {}
 
   async onModuleInit(): Promise<void> {
-    // On a Redis Cluster: a connection to every master (docs/ARCHITECTURE.md, "Past one machine").
+    // On a Redis Cluster: a connection to every master (docs/operations.md, "Past one machine").
     this.connection = await createPresenceConnection(this.config, this.keys.workerClientName(this.workerId));
     await this.register();
     // After a reconnect (a blip, a Redis restart) a Watcher may have forgotten this worker.

@@ -21,7 +21,7 @@ export interface HumanAnswer {
 }
 
 /**
- * The answer pages `/h/<task id>.<secret>` (docs/ARCHITECTURE.md, "Human hand-offs"): a link
+ * The answer pages `/h/<task id>.<secret>` (docs/conversations.md, "Human hand-offs"): a link
  * opens as often as needed (a reload, a second device) until it is answered; it takes one answer,
  * through the same use case as `POST /v1/tasks/:id/input`, and afterwards says it was answered.
  */

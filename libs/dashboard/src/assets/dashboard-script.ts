@@ -1,6 +1,6 @@
 /**
  * The dashboard's one script, served from a static route so the admin pages' CSP needs no
- * 'unsafe-inline' (docs/ARCHITECTURE.md, "The task dashboard"). Plain ES2017 for any browser, no
+ * 'unsafe-inline' (docs/operations.md, "The task dashboard"). Plain ES2017 for any browser, no
  * build: it ages heartbeats and calls by the server's clock every second and follows the page's
  * SSE endpoint (`data-live`), swapping in the rows (list) or the page body (task) the server
  * renders for a changed task.

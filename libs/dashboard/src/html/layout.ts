@@ -6,7 +6,7 @@ export const STYLE_PATH = `${DASHBOARD_BASE}/assets/dashboard.css`;
 
 /**
  * The page shell. Nothing inline: the script and the stylesheet are static routes, so the admin
- * CSP's `script-src 'self'` holds (docs/ARCHITECTURE.md, "The task dashboard"). `data-live` is the
+ * CSP's `script-src 'self'` holds (docs/operations.md, "The task dashboard"). `data-live` is the
  * SSE endpoint the script follows; `data-server-now` lets it age heartbeats by the server's clock.
  */
 export function layout(title: string, live: string, body: SafeHtml, now = Date.now()): string {

@@ -24,7 +24,7 @@ export function streamCursor(after: string | undefined, now = Date.now()): strin
 }
 
 /**
- * Follows every shard's task event stream (docs/ARCHITECTURE.md, "The task dashboard"): the
+ * Follows every shard's task event stream (docs/operations.md, "The task dashboard"): the
  * dashboard's live pages re-read only the tasks an event names. Each follower blocks on its own
  * connection (a blocking read holds it); shutdown ends them all, as TaskEventStream does.
  */

@@ -2,7 +2,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { CheckRules } from '../task-kind';
 
 /**
- * The usual rules of a check's criteria (docs/ARCHITECTURE.md, "Exit criteria"): the type of
+ * The usual rules of a check's criteria (docs/kinds.md, "Exit criteria"): the type of
  * `expected`, and what "at least as strict as the kind's own" means for that type.
  */
 

@@ -20,7 +20,7 @@ function stored(criterion: ExitCriterion): ExitCriterion {
 }
 
 /**
- * The exit criteria a new task is created with (docs/ARCHITECTURE.md, "Exit criteria"): the kind's
+ * The exit criteria a new task is created with (docs/kinds.md, "Exit criteria"): the kind's
  * own criteria for this input, each replaced by the caller's criterion of the same check and args
  * when that one is at least as strict, then the caller's other criteria. A caller can add criteria
  * and tighten an `expected`, never remove or loosen one; every criterion's `expected` and `args`

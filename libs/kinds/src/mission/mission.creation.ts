@@ -82,7 +82,7 @@ function assertRunnable(creation: KindCreation, services: KindServices): void {
 }
 
 /**
- * A mission's checks at creation that need the tenant or the outside world (docs/ARCHITECTURE.md,
+ * A mission's checks at creation that need the tenant or the outside world (docs/missions.md,
  * "The mission kind"): its tools are in the catalog and allowed to the tenant (400 naming the
  * first that is not), the evidence rule, `tool_result` only on read tools, `http_json` only on
  * public addresses (unless TOOLS_ALLOW_PRIVATE), a scripted plan that names only its tools and

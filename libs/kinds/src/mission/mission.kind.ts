@@ -7,7 +7,7 @@ import { missionTool } from './mission-tools';
 import { missionScriptedPlan } from './scripted-plan';
 
 /**
- * Bring your own job (docs/ARCHITECTURE.md, "The mission kind"): a goal, the catalog tools the
+ * Bring your own job (docs/missions.md, "The mission kind"): a goal, the catalog tools the
  * agent may use, and the evidence that proves it finished. Its tools are the tenant's from the
  * catalog, resolved per task; its criteria are the caller's (the evidence rule says which are
  * enough); with `evidence: "findings_only"` its own criterion is that something was found.

@@ -2,7 +2,7 @@ import { ARRAY_MAX_SIZE, getMetadataStorage, validateSync, ValidationTypes } fro
 import type { ValidationError, ValidatorOptions } from 'class-validator';
 
 /**
- * Validation whose cost and answer stay bounded whatever a request holds (docs/ARCHITECTURE.md,
+ * Validation whose cost and answer stay bounded whatever a request holds (docs/api.md,
  * "Requests and errors"): nesting is measured without recursion before anything recursive touches
  * a value, the elements of an array longer than its declared `@ArrayMaxSize` are never validated
  * one by one, and at most `MAX_PROBLEMS` messages are ever reported.

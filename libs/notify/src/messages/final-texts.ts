@@ -3,7 +3,7 @@ import { bounded, describeCheck, listOf, plural, sentence, stepsDone, titleOf } 
 
 /**
  * The result as verified: the checks that passed against the external system, never the claim alone.
- * A mission's message carries its report (docs/ARCHITECTURE.md, "The task report") as its body: the
+ * A mission's message carries its report (docs/missions.md, "The task report") as its body: the
  * findings, the writes and the verification table the runtime recorded, in place of the summary.
  */
 export function completedText(task: TaskRecord, report?: string): string {

@@ -26,7 +26,7 @@ function statusLine(task: ProgressView): string {
         ? `Your task ${title} is queued and starts as soon as a worker picks it up.`
         : `Your task ${title} is running; its next part is queued and about to start.`;
     case 'waiting_on_tool':
-      // A parent waiting on its child missions (docs/ARCHITECTURE.md, "Child missions"): counts from its record.
+      // A parent waiting on its child missions (docs/missions.md, "Child missions"): counts from its record.
       if (task.statusReason === 'children' && task.children)
         return `Your task ${title} is waiting for its child tasks: ${task.children.done} of ${task.children.total} have ended, ${task.children.running} running.`;
       return `Your task ${title} is running.`;

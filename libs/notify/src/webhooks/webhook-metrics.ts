@@ -3,7 +3,7 @@ import { Counter, Gauge, Registry } from 'prom-client';
 import { crossSlotPipeline, type RedisKeys } from '@vigil/redis';
 
 /**
- * The notifier's webhook health (docs/ARCHITECTURE.md, "Operating Vigil"): failed delivery attempts
+ * The notifier's webhook health (docs/operations.md, "Metrics"): failed delivery attempts
  * and dead letters counted as they happen, and the dead-letter lists' length read at scrape time
  * (LLEN per shard), which survives restarts where the counters start again at zero.
  */

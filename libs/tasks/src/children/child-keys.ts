@@ -1,7 +1,7 @@
 import type { RedisKeys } from '@vigil/redis';
 
 /**
- * The keys beside a parent task that keep its children (docs/ARCHITECTURE.md, "Child missions").
+ * The keys beside a parent task that keep its children (docs/missions.md, "Child missions").
  * Built on the parent's own task key, so they carry its shard's hash tag, and a child, created on
  * its parent's shard, is registered and ended by single-slot scripts.
  */

@@ -21,7 +21,7 @@ export type ChildRegistration =
 const MAX_ID_TRIES = 100_000;
 
 /**
- * A parent's children (docs/ARCHITECTURE.md, "Child missions"): their ids, on the parent's shard,
+ * A parent's children (docs/missions.md, "Child missions"): their ids, on the parent's shard,
  * their registration (register-child.lua) and the list read back. Ending a child is part of its
  * terminal transition (transition-task.lua), where its place is freed.
  */

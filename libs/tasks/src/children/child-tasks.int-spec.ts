@@ -4,7 +4,7 @@ import { ChildKeys } from './child-keys';
 import { ChildTaskRepository } from './child-task.repository';
 
 /**
- * Children of one parent against the real Redis (docs/ARCHITECTURE.md, "Child missions"):
+ * Children of one parent against the real Redis (docs/missions.md, "Child missions"):
  * register-child.lua under contention, a child's end freeing its place in transition-task.lua,
  * the parent parked and queued by its last child — on 4 shards, so the child ids must be searched.
  */

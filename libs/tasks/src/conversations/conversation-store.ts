@@ -35,7 +35,7 @@ const CLAIM_LEASE_MS = 60_000;
 const MAX_LOG_ENTRIES = 2_000;
 
 /**
- * What Vigil keeps about a conversation (docs/ARCHITECTURE.md, "Conversations"): its log, the
+ * What Vigil keeps about a conversation (docs/conversations.md, "Conversations"): its log, the
  * message ids it has processed, the tasks it started and its active mission. A conversation lives
  * on the shard its tenant and id hash to, so its scripts stay in one Redis Cluster slot.
  */

@@ -1,5 +1,5 @@
 /**
- * A finding as `record_finding` stores it (docs/ARCHITECTURE.md, "Findings"): a title to list it
+ * A finding as `record_finding` stores it (docs/missions.md, "Findings"): a title to list it
  * by, a body in words, optional structured data (bounded), and when and in which attempt it was
  * recorded. The report and the findings API are built from these.
  */

@@ -58,7 +58,7 @@ export interface SliceContext {
   recentActions?: ActionRecord[];
 }
 
-/** How many of the latest actions a slice's opening shows in full (docs/ARCHITECTURE.md, "Prompts that stay bounded"). */
+/** How many of the latest actions a slice's opening shows in full (docs/models.md, "Prompts that stay bounded"). */
 export const RECENT_ACTIONS = 3;
 
 /** All that is known about a task's past, all of it recorded by the runtime: the Watcher's view. */

@@ -1,5 +1,5 @@
 --[[
-  Registers a child task with its parent, atomically per parent (docs/ARCHITECTURE.md, "Child
+  Registers a child task with its parent, atomically per parent (docs/missions.md, "Child
   missions"): the child joins the parent's list of children and either takes one of the parent's
   MAX_PARALLEL_CHILDREN places (released: its first slice may be published) or waits in the parent's
   queue of held children, out of the deadline index, so no sweep publishes it. A child lives on its

@@ -1,5 +1,5 @@
 --[[
-  Settles a write whose outcome Vigil could not tell (docs/ARCHITECTURE.md, "Writes never
+  Settles a write whose outcome Vigil could not tell (docs/missions.md, "Writes never
   repeated"): a person answered whether it happened. The step it belongs to is in the record's
   `unresolvedWrite` field (JSON {key, tool, args}), written when the task began waiting.
   `done`: the journal entry becomes done with the person's answer as its result, the logical step

@@ -40,7 +40,7 @@
   ARGV[14] how long a question may wait for its answer (HUMAN_WAIT_TIMEOUT_MS)
   ARGV[15] MAX_PARALLEL_CHILDREN
 
-  Children (docs/ARCHITECTURE.md, "Child missions"). A parent parked `waiting_on_tool` with reason
+  Children (docs/missions.md, "Child missions"). A parent parked `waiting_on_tool` with reason
   `children` is out of the deadline index (never stale); parked when all its children have
   already ended, it is queued instead. A registered child's terminal transition ends its place:
   held children of a live parent take the places freed (due now in the deadline index, so the

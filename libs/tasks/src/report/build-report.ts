@@ -27,7 +27,7 @@ function goalSection(input: unknown): string {
 }
 
 /**
- * A task's report in Markdown (docs/ARCHITECTURE.md, "The task report"), built only from what the
+ * A task's report in Markdown (docs/missions.md, "The task report"), built only from what the
  * runtime recorded: the record (status, verification, retries, spend), the findings, the action
  * log and the write journal. The agent's summary appears only as a quoted, labelled claim. Pure
  * and bounded: every part has its own limit and the whole is cut at MAX_REPORT_CHARS.

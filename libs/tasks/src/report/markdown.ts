@@ -1,5 +1,5 @@
 /**
- * Small Markdown helpers for the task report (docs/ARCHITECTURE.md, "The task report"). Every
+ * Small Markdown helpers for the task report (docs/missions.md, "The task report"). Every
  * value that came from outside the runtime (a goal, a finding, a tool's arguments) is cut to a
  * bound and made unable to break the surrounding structure: a table cell cannot add a column, a
  * code block cannot close its fence early.

@@ -3,7 +3,7 @@ import { resultId, summariseArgs, type WriteSummary } from './external-writes';
 import { cell, clip, codeBlock, iso, paragraph, plural, quote, shortJson, table, usd } from './markdown';
 import type { Finding } from '../history/finding';
 
-/** Bounds of the report's parts (docs/ARCHITECTURE.md, "The task report"). */
+/** Bounds of the report's parts (docs/missions.md, "The task report"). */
 export const REPORT_LIMITS = {
   goalChars: 2_000,
   findings: 50,

@@ -1,4 +1,4 @@
-/** What a model is shown of one tool result at most (docs/ARCHITECTURE.md, "Tools from outside"). */
+/** What a model is shown of one tool result at most (docs/missions.md, "Tools from outside"). */
 export const TOOL_TEXT_LIMIT = 8_000;
 
 /** Cuts a text to `limit` characters and says how long it was. */

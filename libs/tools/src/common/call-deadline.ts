@@ -3,7 +3,7 @@ import { ToolCallError } from '../tool-gateway';
 
 /**
  * One call's deadline joined with the caller's AbortSignal (a stop, a drain): whichever comes first
- * ends the call, and the error says which (docs/ARCHITECTURE.md, "Tools from outside").
+ * ends the call, and the error says which (docs/missions.md, "Tools from outside").
  */
 export class CallDeadline {
   readonly signal: AbortSignal;

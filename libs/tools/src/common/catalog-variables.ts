@@ -8,7 +8,7 @@ const VARIABLE = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 /**
  * Fills a catalog value's `${VAR}` placeholders from the environment at the moment of use (spawn,
  * connect, request). The parsed catalog keeps the templates, so nothing that logs it shows a
- * secret; every value filled in is registered with the secret scrubber (docs/ARCHITECTURE.md,
+ * secret; every value filled in is registered with the secret scrubber (docs/missions.md,
  * "Tools from outside"). Boot checked that each variable is set; one unset since is a call error.
  */
 export function fillVariables(template: string, env: Env, where: string): string {

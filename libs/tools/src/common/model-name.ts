@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 /**
  * The name a model API sees (`[A-Za-z0-9_-]{1,64}`): `server__tool` for an MCP tool. A name that
  * needs rewriting (other characters, or longer than 64) gets a short hash of the catalog name so
- * two different tools never share a model name (docs/ARCHITECTURE.md, "Tools from outside").
+ * two different tools never share a model name (docs/missions.md, "Tools from outside").
  */
 export function modelNameOf(server: string | null, tool: string): string {
   const wanted = server === null ? tool : `${server}__${tool}`;

@@ -19,7 +19,7 @@ function sortKeys(value: unknown): unknown {
 }
 
 /**
- * A write's logical step (invariant 4, docs/ARCHITECTURE.md "Tools from outside"):
+ * A write's logical step (invariant 4; docs/missions.md, "Tools from outside"):
  * `<catalogName>:<first 20 hex of sha256(canonical JSON)>` of all arguments, or of the catalog's
  * `keyArguments` only (an absent one counts as absent).
  */

@@ -1,6 +1,6 @@
 import { ToolCallError } from '../tool-gateway';
 
-/** `{{name}}`: a call's argument, or `idempotencyKey` (docs/ARCHITECTURE.md, "Tools from outside"). */
+/** `{{name}}`: a call's argument, or `idempotencyKey` (docs/missions.md, "Tools from outside"). */
 const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 const WHOLE_PLACEHOLDER = /^\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}$/;
 

@@ -13,7 +13,7 @@ interface Seen {
 }
 
 /**
- * HTTP tools against a local HTTP server (docs/ARCHITECTURE.md, "Tools from outside"): URL
+ * HTTP tools against a local HTTP server (docs/missions.md, "Tools from outside"): URL
  * templating, body or query string, headers from `${VAR}`, the idempotency header, lookups, errors,
  * deadlines and the SSRF guard.
  */

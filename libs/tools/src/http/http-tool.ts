@@ -25,7 +25,7 @@ export interface HttpToolSettings {
 const BODY_METHODS: ReadonlySet<HttpToolMethod> = new Set(['POST', 'PUT', 'PATCH']);
 
 /**
- * An HTTP endpoint of the catalog as a tool (docs/ARCHITECTURE.md, "Tools from outside"): the URL's
+ * An HTTP endpoint of the catalog as a tool (docs/missions.md, "Tools from outside"): the URL's
  * `{{argument}}` placeholders filled URL-encoded, the other arguments as a JSON body (POST, PUT,
  * PATCH) or the query string (GET, DELETE), `${VAR}` filled at the call, the idempotency key in
  * `idempotencyHeader`; the response's JSON body is the raw result.

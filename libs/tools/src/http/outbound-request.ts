@@ -21,7 +21,7 @@ export interface OutboundResponse {
 }
 
 /**
- * One HTTP request of a tool (docs/ARCHITECTURE.md, "Tools from outside"): the shared SSRF guard
+ * One HTTP request of a tool (docs/missions.md, "Tools from outside"): the shared SSRF guard
  * first (private and loopback targets refused unless TOOLS_ALLOW_PRIVATE), redirects not followed
  * (a redirect could lead past the guard), the deadline and the caller's signal on the fetch, a
  * non-2xx answer a ToolCallError with its status and a bounded excerpt of its body.

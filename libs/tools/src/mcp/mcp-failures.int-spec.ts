@@ -4,7 +4,7 @@ import { FAKE_SERVER, npmServer, tempDir, testGateway } from '../testing/test-ca
 import { ToolCallError, ToolServerUnavailableError } from '../tool-gateway';
 
 /**
- * What goes wrong with real child processes (docs/ARCHITECTURE.md, "Tools from outside"): a server
+ * What goes wrong with real child processes (docs/missions.md, "Tools from outside"): a server
  * killed mid-call, a tools/list that never answers, a call past its deadline, a stop — each a
  * ToolCallError within its bound, never a hang; a dead server comes back on the next use.
  */

@@ -2,7 +2,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { resolvePointer } from '../common/json-pointer';
 
 /**
- * Where a lookup's `found` pointer is read in an MCP result (docs/ARCHITECTURE.md, "Tools from
+ * Where a lookup's `found` pointer is read in an MCP result (docs/missions.md, "Tools from
  * outside"), first hit wins: the CallToolResult itself (`/structuredContent/id`), its
  * structuredContent (`/id`), then the JSON of its first text part (`/id`), since many servers
  * answer with JSON in text only. Present and not null: the write happened and that is its result;

@@ -8,7 +8,7 @@ import { ExternalTool, ToolCallError, ToolNotAllowedError } from '../tool-gatewa
 
 /**
  * The MCP client against the real servers published on npm, as child processes over stdio
- * (docs/ARCHITECTURE.md, "Tools from outside"): listing, classification, result mapping,
+ * (docs/missions.md, "Tools from outside"): listing, classification, result mapping,
  * argument checks, progress, `${VAR}` filled at spawn, lookups.
  */
 describe('MCP tools from the npm servers', () => {

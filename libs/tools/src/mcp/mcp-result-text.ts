@@ -8,7 +8,7 @@ const RESOURCE_TEXT_LIMIT = 2_000;
 type ContentPart = CallToolResult['content'][number];
 
 /**
- * What a model is shown of an MCP tool result (docs/ARCHITECTURE.md, "Tools from outside"): the
+ * What a model is shown of an MCP tool result (docs/missions.md, "Tools from outside"): the
  * text parts; structuredContent as JSON when there is no text part (servers that send both put the
  * same data in text, as the spec asks, and it is shown once); images and audio as a line naming their type and size; resources by
  * uri (an embedded text resource with a bounded excerpt). The whole is bounded (boundText).

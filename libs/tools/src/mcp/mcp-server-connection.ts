@@ -28,7 +28,7 @@ export interface McpCallOptions {
 }
 
 /**
- * One MCP server of the catalog, as this process reaches it (docs/ARCHITECTURE.md, "Tools from
+ * One MCP server of the catalog, as this process reaches it (docs/missions.md, "Tools from
  * outside"): a stdio server is spawned on first use and kept warm; when it dies its pending calls
  * fail at once (the SDK rejects them when the pipe closes) and the next use starts it again after
  * a bounded backoff. `tools/list` is cached until the server says `notifications/tools/list_changed`

@@ -11,7 +11,7 @@ import { testGateway } from '../testing/test-catalog';
 /**
  * A real MCP server over streamable HTTP (the SDK's Server and StreamableHTTPServerTransport, in
  * this process, stateless): headers filled from `${VAR}`, the idempotency key in `_meta` and in
- * the argument the catalog names, a lookup that finds the write (docs/ARCHITECTURE.md, "Tools from
+ * the argument the catalog names, a lookup that finds the write (docs/missions.md, "Tools from
  * outside").
  */
 describe('MCP over streamable HTTP', () => {

@@ -24,7 +24,7 @@ export const IDEMPOTENCY_META_KEY = 'vigil/idempotencyKey';
 const DESCRIPTION_LIMIT = 1_000;
 
 /**
- * One tool of an MCP server as Vigil offers it (docs/ARCHITECTURE.md, "Tools from outside"): a read
+ * One tool of an MCP server as Vigil offers it (docs/missions.md, "Tools from outside"): a read
  * only when the server marks it `readOnlyHint`, arguments checked against its input schema before
  * the call, the idempotency key in `_meta` (and in the argument the catalog names) of a write.
  */

@@ -4,7 +4,7 @@ import type { MissionInput } from '../mission.input';
 /**
  * `children_completed {expected: true}`: the task started children and every one of them ended
  * `completed` — verified by its own exit criteria, each child being a task with its own record
- * (docs/ARCHITECTURE.md, "Child missions"). Read from the children's records by the Watcher.
+ * (docs/missions.md, "Child missions"). Read from the children's records by the Watcher.
  */
 export const childrenCompletedCheck = defineCheck<MissionInput>(
   {

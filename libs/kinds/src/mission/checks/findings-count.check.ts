@@ -12,7 +12,7 @@ function titlePattern(args: Record<string, unknown> | undefined): RegExp | undef
  * `findings_count {expected: n, args?: {titleMatches?}}`: at least n findings were recorded (whose
  * title matches the regular expression, when given). Read from the runtime's record of findings,
  * so it proves the agent reported, not that what it reported is true: on its own it is evidence
- * only with `input.evidence: "findings_only"` (docs/ARCHITECTURE.md, "The mission kind").
+ * only with `input.evidence: "findings_only"` (docs/missions.md, "The mission kind").
  */
 export const findingsCountCheck = defineCheck<MissionInput>(
   {

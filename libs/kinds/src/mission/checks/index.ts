@@ -5,7 +5,7 @@ import { findingsCountCheck } from './findings-count.check';
 import { httpJsonCheck } from './http-json.check';
 import { toolResultCheck } from './tool-result.check';
 
-/** The mission's deterministic exit checks (docs/ARCHITECTURE.md, "The mission kind"). */
+/** The mission's deterministic exit checks (docs/missions.md, "The mission kind"). */
 export const MISSION_CHECKS: Record<string, ExitCheck<MissionInput>> = {
   findings_count: findingsCountCheck,
   tool_result: toolResultCheck,

@@ -42,7 +42,7 @@ const canonical = (value: unknown): string =>
       : JSON.stringify(value);
 
 /**
- * An in-memory ToolGateway for the mission's tests (docs/ARCHITECTURE.md, "The mission kind"): the
+ * An in-memory ToolGateway for the mission's tests (docs/missions.md, "The mission kind"): the
  * contract of libs/tools' gateway without processes or network — names by server or `server.tool`,
  * per-tenant allow lists, model names `server__tool`, step keys from the canonical arguments — and
  * a log of every call, so a test can count writes. It fakes the catalog, never Redis.
