@@ -3,7 +3,7 @@ import { ExpressAdapter } from '@bull-board/express';
 import { BullBoardModule } from '@bull-board/nestjs';
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
-import type { VigilConfig } from '@vigil/config';
+import type { AdminConfig, RedisConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { basicAuth } from './admin-auth';
 import { AdminDashboardModule } from './dashboard/admin-dashboard.module';
@@ -15,7 +15,7 @@ import { AdminDashboardModule } from './dashboard/admin-dashboard.module';
 @Module({})
 export class AdminModule {
   /** `control`: the app's ControlModule, whose use cases the dashboard's buttons call. */
-  static forRoot(config: VigilConfig, control: DynamicModule): DynamicModule {
+  static forRoot(config: AdminConfig & RedisConfig, control: DynamicModule): DynamicModule {
     if (!config.adminPassword) return { module: AdminModule };
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {

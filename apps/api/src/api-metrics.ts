@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger, OnModuleInit } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { Gauge, Registry } from 'prom-client';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { ADMIN_CONFIG, AdminConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { TURN_QUEUES } from '@vigil/queue';
 import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
@@ -29,7 +29,7 @@ export class ApiMetrics implements OnModuleInit {
 
   constructor(
     @Inject(METRICS_REGISTRY) private readonly registry: Registry,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(ADMIN_CONFIG) private readonly admin: AdminConfig,
     @Inject(TURN_QUEUES) private readonly queues: Queue[],
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -37,7 +37,7 @@ export class ApiMetrics implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    const tenants = [...new Set(this.config.apiKeys.map((key) => key.tenantId))];
+    const tenants = [...new Set(this.admin.apiKeys.map((key) => key.tenantId))];
     this.gauge(
       'vigil_tasks',
       'Tasks by tenant and status, from the status indexes',

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { LIMITS_CONFIG, LimitsConfig, REDIS_CONFIG, RedisConfig, VigilConfig } from '@vigil/config';
 import { ControlModule } from '@vigil/control';
 import { ConversationsModule } from '@vigil/conversations';
 import { HumanAnswerController } from './human-answer.controller';
@@ -35,10 +35,10 @@ export class ApiModule {
         ConversationsModule.forRoot(control),
         LiveEventsModule,
         ThrottlerModule.forRootAsync({
-          inject: [VIGIL_CONFIG, REDIS],
-          useFactory: (vigil: VigilConfig, redis: Redis) => ({
-            throttlers: [{ name: 'default', ttl: RATE_LIMIT_WINDOW_MS, limit: vigil.rateLimitPerMinute }],
-            storage: new RedisThrottlerStorage(redis, vigil.keyPrefix),
+          inject: [LIMITS_CONFIG, REDIS_CONFIG, REDIS],
+          useFactory: (limits: LimitsConfig, redisConfig: RedisConfig, redis: Redis) => ({
+            throttlers: [{ name: 'default', ttl: RATE_LIMIT_WINDOW_MS, limit: limits.rateLimitPerMinute }],
+            storage: new RedisThrottlerStorage(redis, redisConfig.keyPrefix),
           }),
         }),
       ],

@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@vigil/platform';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { SupervisorSweep } from '@vigil/supervisor';
 
 /**
@@ -22,7 +22,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly sweep: SupervisorSweep,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.duration = new Histogram({
@@ -40,7 +40,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
 
   onApplicationBootstrap(): void {
     this.schedule(0);
-    this.scheduleLiveness(this.config.livenessIntervalMs);
+    this.scheduleLiveness(this.clocks.livenessIntervalMs);
   }
 
   private scheduleLiveness(delay: number): void {
@@ -53,7 +53,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
             this.decisions.inc({ decision }, count);
         })
         .catch((error: unknown) => this.logger.error(`liveness check failed: ${String(error)}`))
-        .finally(() => this.scheduleLiveness(this.config.livenessIntervalMs));
+        .finally(() => this.scheduleLiveness(this.clocks.livenessIntervalMs));
     }, delay);
   }
 
@@ -69,7 +69,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
             this.decisions.inc({ decision }, count);
         })
         .catch((error: unknown) => this.logger.error(`sweep failed: ${String(error)}`))
-        .finally(() => this.schedule(this.config.watcherIntervalMs));
+        .finally(() => this.schedule(this.clocks.watcherIntervalMs));
     }, delay);
   }
 

@@ -17,7 +17,9 @@ export function providerOf(
 }
 
 /** Every policy name with the provider it runs on: said at boot and by /version. */
-export function providersInUse(config: VigilConfig): Record<string, ProviderName> {
+export function providersInUse(
+  config: Pick<VigilConfig, 'firstModel' | 'retryPolicy' | 'anthropicApiKey' | 'geminiApiKey'>,
+): Record<string, ProviderName> {
   const names = new Set([config.firstModel, ...config.retryPolicy, 'opus', 'gemini']);
   return Object.fromEntries([...names].map((model) => [model, providerOf(model, config)]));
 }

@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
+import { MODELS_CONFIG, type ModelsConfig } from '@vigil/config';
 import { HandleMessageUseCase, TOOLS_LOOP } from './handle-message.use-case';
 import { HumanAnswerUseCase } from './human/human-answer.use-case';
 import { createMessageRouter, MESSAGE_ROUTER } from './model-router';
@@ -19,13 +19,13 @@ export class ConversationsModule {
         ...useCases,
         {
           provide: MESSAGE_ROUTER,
-          inject: [VIGIL_CONFIG],
-          useFactory: (config: VigilConfig) => createMessageRouter(config),
+          inject: [MODELS_CONFIG],
+          useFactory: (models: ModelsConfig) => createMessageRouter(models),
         },
         {
           provide: TOOLS_LOOP,
-          inject: [VIGIL_CONFIG],
-          useFactory: (config: VigilConfig) => createToolsLoop(config),
+          inject: [MODELS_CONFIG],
+          useFactory: (models: ModelsConfig) => createToolsLoop(models),
         },
       ],
       exports: useCases,

@@ -1,4 +1,4 @@
-import type { VigilConfig } from '@vigil/config';
+import type { ModelsConfig } from '@vigil/config';
 import {
   AnthropicProvider,
   GeminiProvider,
@@ -72,7 +72,7 @@ export class ToolsLoop {
 }
 
 /** The loop for this configuration: ROUTER_MODEL's provider with its key set, or none. */
-export function createToolsLoop(config: VigilConfig, timeoutMs = 20_000): ToolsLoop | null {
+export function createToolsLoop(config: ModelsConfig, timeoutMs = 20_000): ToolsLoop | null {
   const model = config.routerModel;
   if (model?.startsWith('claude') && config.anthropicApiKey)
     return new ToolsLoop(

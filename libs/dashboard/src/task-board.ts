@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { ADMIN_CONFIG, AdminConfig, CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { TASK_STATUSES, TaskRecord, TaskRepository, TaskStatus } from '@vigil/tasks';
 import { TaskRow, toTaskRow } from './task-row';
 
@@ -31,9 +31,10 @@ export class TaskBoard {
 
   constructor(
     private readonly tasks: TaskRepository,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(ADMIN_CONFIG) admin: AdminConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
   ) {
-    this.tenants = [...new Set(config.apiKeys.map((key) => key.tenantId))];
+    this.tenants = [...new Set(admin.apiKeys.map((key) => key.tenantId))];
   }
 
   /** The tenants a filter selects: one (when it names a known tenant), none, or all. */
@@ -59,7 +60,7 @@ export class TaskBoard {
     >;
     for (const byStatus of counts) for (const status of TASK_STATUSES) total[status] += byStatus[status];
     return {
-      rows: merged.slice(0, BOARD_LIMIT).map((task) => toTaskRow(task, now, this.config.staleAfterMs)),
+      rows: merged.slice(0, BOARD_LIMIT).map((task) => toTaskRow(task, now, this.clocks.staleAfterMs)),
       truncated: merged.length > BOARD_LIMIT || pages.some((page) => page.nextCursor !== undefined),
       tenants: this.tenants,
       counts: total,

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import {
@@ -87,7 +87,7 @@ export class TaskDetailsReader {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly tasks: TaskRepository,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
   ) {}
 
   async read(taskId: string, controls: ControlStates, now = Date.now()): Promise<TaskDetails> {
@@ -112,7 +112,7 @@ export class TaskDetailsReader {
     const { events, complete } = await this.events(task);
     return {
       task,
-      row: toTaskRow(task, now, this.config.staleAfterMs),
+      row: toTaskRow(task, now, this.clocks.staleAfterMs),
       timeline: buildTimeline(task, events),
       timelineComplete: complete,
       actions: { entries: parse(actions) as ActionRecord[], total: Number(actionCount) },

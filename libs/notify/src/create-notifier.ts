@@ -1,6 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { VigilConfig } from '@vigil/config';
+import { sectionsOf, type VigilConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { MessageLog, TaskContextStore, TaskReportReader, TaskRepository } from '@vigil/tasks';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
@@ -17,6 +17,7 @@ import { WebhookWorkers } from './webhooks/webhook-workers';
 /**
  * Wires one notifier from a Redis connection and the config. Plain constructors, so the Nest module,
  * tests and the bench build exactly the same object graph. `registry`: where the webhook metrics go.
+ * The whole config is for TaskRepository; every other part gets only its sections.
  */
 export function createNotifier(
   redis: Redis,
@@ -24,29 +25,31 @@ export function createNotifier(
   config: VigilConfig,
   registry?: Registry,
 ): Notifier {
+  const sections = sectionsOf(config);
   const log = new MessageLog(redis, keys);
-  const queues = new WebhookQueues(config, keys);
-  const outbox = new DeliveryOutbox(redis, keys, [new WebhookChannel(queues, config)]);
+  const queues = new WebhookQueues(sections.redis, sections.webhooks, keys);
+  const outbox = new DeliveryOutbox(redis, keys, [new WebhookChannel(queues, sections.webhooks)]);
   const reports = new TaskReportReader(new TaskContextStore(redis, keys));
   const handler = new EventHandler(
     new TaskRepository(redis, keys, config),
     log,
     outbox,
     reports,
-    config.publicBaseUrl,
+    sections.server.publicBaseUrl,
   );
   return new Notifier(
-    new NotifierConsumer(redis, keys, config, handler),
-    new UpdateScheduler(redis, keys, config, log, outbox),
+    new NotifierConsumer(redis, keys, sections.webhooks, handler),
+    new UpdateScheduler(redis, keys, sections.clocks, sections.limits, log, outbox),
     outbox,
     new WebhookWorkers(
       redis,
       keys,
-      config,
-      new WebhookSender(config),
+      sections.redis,
+      sections.webhooks,
+      new WebhookSender(sections.webhooks),
       registry && new WebhookMetrics(registry, redis, keys),
     ),
     queues,
-    tickIntervalMs(config.userUpdateIntervalMs),
+    tickIntervalMs(sections.clocks.userUpdateIntervalMs),
   );
 }

@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Controller, Get, Header, Inject, Req, UnauthorizedException } from '@nestjs/common';
 import type { Request } from 'express';
 import type { Registry } from 'prom-client';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { ADMIN_CONFIG, AdminConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from './metrics';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value).digest();
@@ -14,7 +14,7 @@ export class MetricsController {
 
   constructor(
     @Inject(METRICS_REGISTRY) private readonly registry: Registry,
-    @Inject(VIGIL_CONFIG) config: VigilConfig,
+    @Inject(ADMIN_CONFIG) config: AdminConfig,
   ) {
     this.token = config.metricsToken === undefined ? undefined : digest(config.metricsToken);
   }

@@ -2,7 +2,7 @@ import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestM
 import type { Registry } from 'prom-client';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { SECTION_TOKENS, sectionProviders, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { RedisModule } from '@vigil/redis';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
@@ -56,10 +56,12 @@ export class PlatformModule implements NestModule {
       controllers: [HealthController, MetricsController, VersionController],
       providers: [
         { provide: VIGIL_CONFIG, useValue: config },
+        // Each concern injects only its section (docs/operations.md, "Configuration sections").
+        ...sectionProviders(config),
         { provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry(app) },
         RedisHealthIndicator,
       ],
-      exports: [VIGIL_CONFIG, METRICS_REGISTRY, RedisHealthIndicator],
+      exports: [VIGIL_CONFIG, ...Object.values(SECTION_TOKENS), METRICS_REGISTRY, RedisHealthIndicator],
     };
   }
 

@@ -1,11 +1,11 @@
 import { Controller, Get, Inject } from '@nestjs/common';
-import { providersInUse, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { MODELS_CONFIG, ModelsConfig, providersInUse } from '@vigil/config';
 import { CODE_VERSION } from './code-version';
 
 /** Which code is running, and which model providers are real: a deploy is confirmed here, not assumed. */
 @Controller()
 export class VersionController {
-  constructor(@Inject(VIGIL_CONFIG) private readonly config: VigilConfig) {}
+  constructor(@Inject(MODELS_CONFIG) private readonly config: ModelsConfig) {}
 
   @Get('version')
   version() {

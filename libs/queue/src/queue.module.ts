@@ -1,7 +1,7 @@
 import { BullModule, getQueueToken } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { Queue } from 'bullmq';
-import type { VigilConfig } from '@vigil/config';
+import type { RedisConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { bullConnection } from './bull-connection';
 import { TURN_QUEUES, TurnQueue } from './turn-queue';
@@ -10,7 +10,7 @@ import { WAKE_QUEUES, WakeQueue } from './wake-queue';
 /** Registers the turn and verify queues of every shard through @nestjs/bullmq. */
 @Module({})
 export class QueueModule {
-  static forRoot(config: VigilConfig): DynamicModule {
+  static forRoot(config: RedisConfig): DynamicModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     const names = keys.allShards().map((shard) => keys.turnQueueName(shard));
     const wakeNames = keys.allShards().map((shard) => keys.wakeQueueName(shard));

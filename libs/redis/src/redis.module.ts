@@ -1,6 +1,6 @@
 import { Global, Inject, Injectable, Logger, Module, OnApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { REDIS_CONFIG, RedisConfig } from '@vigil/config';
 import { createRedis } from './redis-connection';
 import { coalesceWrites } from './write-coalescing';
 import { RedisKeys } from './redis-keys';
@@ -26,13 +26,13 @@ class RedisCloser implements OnApplicationShutdown {
   providers: [
     {
       provide: REDIS,
-      inject: [VIGIL_CONFIG],
-      useFactory: (config: VigilConfig) => coalesceWrites(createRedis(config, `vigil:${process.pid}`)),
+      inject: [REDIS_CONFIG],
+      useFactory: (config: RedisConfig) => coalesceWrites(createRedis(config, `vigil:${process.pid}`)),
     },
     {
       provide: RedisKeys,
-      inject: [VIGIL_CONFIG],
-      useFactory: (config: VigilConfig) => new RedisKeys(config.keyPrefix, config.shards),
+      inject: [REDIS_CONFIG],
+      useFactory: (config: RedisConfig) => new RedisKeys(config.keyPrefix, config.shards),
     },
     RedisCloser,
   ],

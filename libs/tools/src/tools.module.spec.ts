@@ -1,12 +1,12 @@
 import { Global, Module } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import { loadConfig, VIGIL_CONFIG } from '@vigil/config';
+import { loadConfig, sectionProviders, SECTION_TOKENS } from '@vigil/config';
 import { CatalogToolGateway } from './catalog-tool-gateway';
 import { TOOL_GATEWAY, ToolGateway, ToolNotAllowedError } from './tool-gateway';
 import { ToolsModule } from './tools.module';
 
 @Global()
-@Module({ providers: [{ provide: VIGIL_CONFIG, useValue: loadConfig({}) }], exports: [VIGIL_CONFIG] })
+@Module({ providers: sectionProviders(loadConfig({})), exports: Object.values(SECTION_TOKENS) })
 class ConfigOnly {}
 
 @Module({ imports: [ConfigOnly, ToolsModule] })

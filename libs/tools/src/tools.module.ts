@@ -1,5 +1,5 @@
 import { Global, Module } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig, TOOLS_CONFIG, ToolsConfig } from '@vigil/config';
 import { CatalogToolGateway } from './catalog-tool-gateway';
 import { TOOL_GATEWAY } from './tool-gateway';
 
@@ -13,11 +13,11 @@ import { TOOL_GATEWAY } from './tool-gateway';
   providers: [
     {
       provide: TOOL_GATEWAY,
-      inject: [VIGIL_CONFIG],
-      useFactory: (config: VigilConfig) =>
-        new CatalogToolGateway(config.toolCatalog, {
-          toolCallTimeoutMs: config.toolCallTimeoutMs,
-          allowPrivate: config.toolsAllowPrivate,
+      inject: [TOOLS_CONFIG, CLOCKS_CONFIG],
+      useFactory: (tools: ToolsConfig, clocks: ClockConfig) =>
+        new CatalogToolGateway(tools.toolCatalog, {
+          toolCallTimeoutMs: clocks.toolCallTimeoutMs,
+          allowPrivate: tools.toolsAllowPrivate,
         }),
     },
   ],

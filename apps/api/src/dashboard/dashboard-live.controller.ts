@@ -13,7 +13,7 @@ import {
 } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { CONTROL_FROM } from '@vigil/control';
 import {
   TaskBoard,
@@ -49,7 +49,7 @@ export class DashboardLiveController {
     private readonly details: TaskDetailsReader,
     private readonly changes: TaskChanges,
     private readonly tasks: TaskRepository,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
   ) {}
 
   @Get('live')
@@ -69,7 +69,7 @@ export class DashboardLiveController {
         const id = lastId(events);
         for (const task of records.filter((record): record is TaskRecord => record !== null)) {
           const html = this.board.matches(task, filter)
-            ? taskRowHtml(toTaskRow(task, Date.now(), this.config.staleAfterMs), this.config.staleAfterMs)
+            ? taskRowHtml(toTaskRow(task, Date.now(), this.clocks.staleAfterMs), this.clocks.staleAfterMs)
                 .html
             : '';
           sse.write('row', { id: task.id, html }, id);
@@ -96,7 +96,7 @@ export class DashboardLiveController {
       changed: async (events) => {
         if (!events.some((event) => event.taskId === taskId)) return;
         const details = await this.details.read(taskId, CONTROL_FROM);
-        sse.write('page', { html: taskBody(details, csrf, this.config.staleAfterMs).html }, lastId(events));
+        sse.write('page', { html: taskBody(details, csrf, this.clocks.staleAfterMs).html }, lastId(events));
       },
       idle: () => sse.write('comment', null),
     });

@@ -1,7 +1,7 @@
 import { Body, Controller, Get, Inject, Param, ParseEnumPipe, Post, Query, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { CONTROL_FROM, PauseTaskUseCase, ResumeTaskUseCase, StopTaskUseCase } from '@vigil/control';
 import {
   boardPage,
@@ -33,7 +33,7 @@ export class DashboardController {
     private readonly stopTask: StopTaskUseCase,
     private readonly pauseTask: PauseTaskUseCase,
     private readonly resumeTask: ResumeTaskUseCase,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
   ) {}
 
   @Get()
@@ -41,7 +41,7 @@ export class DashboardController {
     sessionCsrfToken(request, response);
     const filter = boardFilter(query);
     const board = await this.board.read(filter);
-    this.html(response, boardPage(board, filter, this.config.staleAfterMs));
+    this.html(response, boardPage(board, filter, this.clocks.staleAfterMs));
   }
 
   @Get('assets/dashboard.js')
@@ -60,7 +60,7 @@ export class DashboardController {
   async task(@Param('id') id: string, @Req() request: Request, @Res() response: Response): Promise<void> {
     const csrf = sessionCsrfToken(request, response);
     const details = await this.details.read(id, CONTROL_FROM);
-    this.html(response, taskPage(details, csrf, this.config.staleAfterMs));
+    this.html(response, taskPage(details, csrf, this.clocks.staleAfterMs));
   }
 
   /** The same use cases as `POST /v1/tasks/:id/<control>`, on the task's own tenant; then back to the page. */

@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { CanActivate, ExecutionContext, Inject, Injectable, UnauthorizedException } from '@nestjs/common';
 import type { Request } from 'express';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { ADMIN_CONFIG, AdminConfig } from '@vigil/config';
 
 export interface AuthenticatedRequest extends Request {
   tenantId: string;
@@ -14,7 +14,7 @@ const digest = (value: string): Buffer => createHash('sha256').update(value).dig
 export class ApiKeyGuard implements CanActivate {
   private readonly keys: { tenantId: string; digest: Buffer }[];
 
-  constructor(@Inject(VIGIL_CONFIG) config: VigilConfig) {
+  constructor(@Inject(ADMIN_CONFIG) config: AdminConfig) {
     this.keys = config.apiKeys.map((entry) => ({ tenantId: entry.tenantId, digest: digest(entry.key) }));
   }
 

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { LIMITS_CONFIG, LimitsConfig, REDIS_CONFIG, RedisConfig } from '@vigil/config';
 import { REDIS } from '@vigil/redis';
 
 /** An open stream's hold on one of its key's slots; `release` when the stream ends. */
@@ -20,15 +20,16 @@ export class SseSlots {
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(LIMITS_CONFIG) private readonly limits: LimitsConfig,
+    @Inject(REDIS_CONFIG) private readonly redisConfig: RedisConfig,
   ) {}
 
   get limit(): number {
-    return this.config.maxSseStreamsPerKey;
+    return this.limits.maxSseStreamsPerKey;
   }
 
   key(tenantId: string): string {
-    return `${this.config.keyPrefix}:sse:${tenantId}`;
+    return `${this.redisConfig.keyPrefix}:sse:${tenantId}`;
   }
 
   /** A slot, or null when the tenant already holds MAX_SSE_STREAMS_PER_KEY open streams. */
@@ -44,7 +45,7 @@ export class SseSlots {
       .pexpire(key, ttl * 2)
       .exec();
     const open = Number(replies?.[2]?.[1] ?? 0);
-    if (open > this.config.maxSseStreamsPerKey) {
+    if (open > this.limits.maxSseStreamsPerKey) {
       await this.redis.zrem(key, member);
       return null;
     }

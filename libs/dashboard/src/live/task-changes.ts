@@ -1,6 +1,6 @@
 import { BeforeApplicationShutdown, Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { REDIS, RedisKeys } from '@vigil/redis';
 
@@ -35,7 +35,7 @@ export class TaskChanges implements BeforeApplicationShutdown {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
   ) {}
 
   async follow(after: string | undefined, listener: ChangeListener, client: AbortSignal): Promise<void> {
@@ -54,7 +54,7 @@ export class TaskChanges implements BeforeApplicationShutdown {
           'COUNT',
           BATCH,
           'BLOCK',
-          this.config.sseHeartbeatMs,
+          this.clocks.sseHeartbeatMs,
           'STREAMS',
           ...streams,
           ...cursors,

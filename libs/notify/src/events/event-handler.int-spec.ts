@@ -1,3 +1,4 @@
+import { sectionsOf } from '@vigil/config';
 import { parseTaskEvent, taskEventFields } from '@vigil/events';
 import { DeliveryOutbox } from '../delivery/delivery-outbox';
 import { WebhookChannel } from '../webhooks/webhook-channel';
@@ -15,7 +16,7 @@ describe('event messages (append-message.lua)', () => {
   });
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const log = new MessageLog(ctx.redis, ctx.keys);
-  const queues = new WebhookQueues(ctx.config, ctx.keys);
+  const queues = new WebhookQueues(sectionsOf(ctx.config).redis, sectionsOf(ctx.config).webhooks, ctx.keys);
   const outbox = new DeliveryOutbox(ctx.redis, ctx.keys, [new WebhookChannel(queues, ctx.config)]);
   const handler = new EventHandler(repo, log, outbox);
   let seq = 0;

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { VigilConfig } from '@vigil/config';
+import type { WebhookConfig } from '@vigil/config';
 import { StreamConsumer } from '@vigil/events';
 import { RedisKeys } from '@vigil/redis';
 import type { EventHandler } from './event-handler';
@@ -22,7 +22,7 @@ export class NotifierConsumer {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    private readonly config: VigilConfig,
+    private readonly config: WebhookConfig,
     private readonly handler: EventHandler,
   ) {}
 

@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { MessageLog } from '@vigil/tasks';
 import { TaskEventStream } from './task-event-stream';
@@ -15,9 +15,9 @@ import { TaskEventStream } from './task-event-stream';
     },
     {
       provide: TaskEventStream,
-      inject: [REDIS, RedisKeys, VIGIL_CONFIG, MessageLog],
-      useFactory: (redis: Redis, keys: RedisKeys, config: VigilConfig, log: MessageLog) =>
-        new TaskEventStream(redis, keys, config, log),
+      inject: [REDIS, RedisKeys, CLOCKS_CONFIG, MessageLog],
+      useFactory: (redis: Redis, keys: RedisKeys, clocks: ClockConfig, log: MessageLog) =>
+        new TaskEventStream(redis, keys, clocks, log),
     },
   ],
   exports: [TaskEventStream],

@@ -1,6 +1,6 @@
 import type { BeforeApplicationShutdown } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { VigilConfig } from '@vigil/config';
+import type { ClockConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { RedisKeys } from '@vigil/redis';
 import { TERMINAL_STATUSES, TaskRecord } from '@vigil/tasks';
@@ -32,7 +32,7 @@ export class TaskEventStream implements BeforeApplicationShutdown {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    private readonly config: VigilConfig,
+    private readonly config: ClockConfig,
     private readonly log: MessageLog,
   ) {}
 

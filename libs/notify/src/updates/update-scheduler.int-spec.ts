@@ -1,3 +1,4 @@
+import { sectionsOf } from '@vigil/config';
 import type { Redis } from 'ioredis';
 import { newNoopTask, RedisTestContext } from '@vigil/testing';
 import { MessageLog, TaskRepository } from '@vigil/tasks';
@@ -17,10 +18,11 @@ describe('progress updates (claim-update.lua)', () => {
   const ctx = new RedisTestContext('notify-claims', { USER_UPDATE_INTERVAL_MS: String(I) });
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const log = new MessageLog(ctx.redis, ctx.keys);
-  const queues = new WebhookQueues(ctx.config, ctx.keys);
+  const { redis: redisConfig, webhooks, clocks, limits } = sectionsOf(ctx.config);
+  const queues = new WebhookQueues(redisConfig, webhooks, ctx.keys);
   const outbox = new DeliveryOutbox(ctx.redis, ctx.keys, [new WebhookChannel(queues, ctx.config)]);
   const scheduler = (redis: Redis = ctx.redis) =>
-    new UpdateScheduler(redis, ctx.keys, ctx.config, new MessageLog(redis, ctx.keys), outbox);
+    new UpdateScheduler(redis, ctx.keys, clocks, limits, new MessageLog(redis, ctx.keys), outbox);
   const T0 = Math.floor(Date.now() / 1000) * 1000;
   let seq = 0;
   const created: { id: string; tenantId: string }[] = [];

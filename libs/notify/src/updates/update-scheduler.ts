@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import type { VigilConfig } from '@vigil/config';
+import type { ClockConfig, LimitsConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { decodeTask, TaskRecord } from '@vigil/tasks';
 import type { DeliveryOutbox } from '../delivery/delivery-outbox';
@@ -28,7 +28,8 @@ export class UpdateScheduler {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    private readonly config: VigilConfig,
+    private readonly clocks: ClockConfig,
+    private readonly limits: LimitsConfig,
     private readonly log: MessageLog,
     private readonly outbox: DeliveryOutbox,
   ) {}
@@ -66,8 +67,8 @@ export class UpdateScheduler {
   }
 
   private async claim(id: string, task: TaskRecord | null, now: number): Promise<ClaimOutcome> {
-    const intervalMs = this.config.userUpdateIntervalMs;
-    const options = { now, intervalMs, streamMaxLen: this.config.eventStreamMaxLen };
+    const intervalMs = this.clocks.userUpdateIntervalMs;
+    const options = { now, intervalMs, streamMaxLen: this.limits.eventStreamMaxLen };
     if (!task) return this.log.claimUpdate(id, 0, null, [], options);
     const slot = updateSlot(task.createdAt, now, intervalMs);
     // Worded from the record as just read; the script decides whether it is sent at all.

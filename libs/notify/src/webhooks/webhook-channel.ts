@@ -1,4 +1,4 @@
-import type { VigilConfig } from '@vigil/config';
+import type { WebhookConfig } from '@vigil/config';
 import type { TaskRecord } from '@vigil/tasks';
 import type { DeliveryChannel, OutboxEntry } from '../delivery/delivery-channel';
 import type { WebhookQueues } from './webhook-queues';
@@ -9,7 +9,7 @@ export class WebhookChannel implements DeliveryChannel {
 
   constructor(
     private readonly queues: WebhookQueues,
-    private readonly config: VigilConfig,
+    private readonly config: WebhookConfig,
   ) {}
 
   targetFor(task: TaskRecord): string | null {

@@ -1,3 +1,4 @@
+import { sectionsOf } from '@vigil/config';
 import { RedisTestContext, WebhookReceiver } from '@vigil/testing';
 import type { UserMessage } from '../messages/user-message';
 import { WebhookChannel } from './webhook-channel';
@@ -20,14 +21,16 @@ describe('webhook delivery', () => {
   const strict = new RedisTestContext('notify-hooks-ssrf', { ...env, WEBHOOK_ALLOW_PRIVATE: 'false' });
   const receiver = new WebhookReceiver();
   const sides = [ctx, strict].map((context) => {
-    const queues = new WebhookQueues(context.config, context.keys);
+    const { redis, webhooks } = sectionsOf(context.config);
+    const queues = new WebhookQueues(redis, webhooks, context.keys);
     const workers = new WebhookWorkers(
       context.redis,
       context.keys,
-      context.config,
-      new WebhookSender(context.config),
+      redis,
+      webhooks,
+      new WebhookSender(webhooks),
     );
-    return { context, queues, workers, channel: new WebhookChannel(queues, context.config) };
+    return { context, queues, workers, channel: new WebhookChannel(queues, webhooks) };
   });
   const [open, closed] = sides;
   let url: string;

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import type { VigilConfig } from '@vigil/config';
+import type { RedisConfig, WebhookConfig } from '@vigil/config';
 import { bullConnection } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
 import type { UserMessage } from '../messages/user-message';
@@ -16,15 +16,16 @@ export class WebhookQueues {
   private readonly queues: Queue<WebhookJob>[];
 
   constructor(
-    private readonly config: VigilConfig,
+    redisConfig: RedisConfig,
+    private readonly config: WebhookConfig,
     private readonly keys: RedisKeys,
   ) {
-    const connection = bullConnection(config);
+    const connection = bullConnection(redisConfig);
     this.queues = keys
       .allShards()
       .map(
         (shard) =>
-          new Queue<WebhookJob>(keys.webhookQueueName(shard), { connection, prefix: config.keyPrefix }),
+          new Queue<WebhookJob>(keys.webhookQueueName(shard), { connection, prefix: redisConfig.keyPrefix }),
       );
   }
 

@@ -1,5 +1,5 @@
 import { UnrecoverableError } from 'bullmq';
-import type { VigilConfig } from '@vigil/config';
+import type { WebhookConfig } from '@vigil/config';
 import { assertWebhookTarget, WebhookTargetError } from './webhook-target';
 import type { WebhookJob } from './webhook-queues';
 import { MESSAGE_ID_HEADER, SIGNATURE_HEADER, signWebhook } from './webhook-signature';
@@ -22,7 +22,7 @@ export class WebhookDeliveryError extends Error {
  * attempt, the same body and message id on every attempt so the receiver can deduplicate).
  */
 export class WebhookSender {
-  constructor(private readonly config: VigilConfig) {}
+  constructor(private readonly config: WebhookConfig) {}
 
   async send(job: WebhookJob, attempt: number, now = Date.now()): Promise<number> {
     try {

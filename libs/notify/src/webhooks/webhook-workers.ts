@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { Job, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
-import type { VigilConfig } from '@vigil/config';
+import type { RedisConfig, WebhookConfig } from '@vigil/config';
 import { bullConnection } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
 import type { WebhookMetrics } from './webhook-metrics';
@@ -31,13 +31,14 @@ export class WebhookWorkers {
   constructor(
     private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    private readonly config: VigilConfig,
+    private readonly redisConfig: RedisConfig,
+    private readonly config: WebhookConfig,
     private readonly sender: WebhookSender,
     private readonly metrics?: WebhookMetrics,
   ) {}
 
   start(): void {
-    const connection = bullConnection(this.config);
+    const connection = bullConnection(this.redisConfig);
     // An attempt cannot outlive its timeout, so a lock a little longer suffices and a killed
     // notifier's in-flight delivery is retried within seconds rather than BullMQ's default 30 s.
     const lockDuration = this.config.webhookTimeoutMs + 5_000;
@@ -47,7 +48,7 @@ export class WebhookWorkers {
         (job) => this.sender.send(job.data, job.attemptsMade + 1),
         {
           connection,
-          prefix: this.config.keyPrefix,
+          prefix: this.redisConfig.keyPrefix,
           concurrency: this.config.webhookConcurrency,
           lockDuration,
           stalledInterval: lockDuration,

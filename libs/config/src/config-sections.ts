@@ -1,0 +1,139 @@
+import type { VigilConfig } from './config';
+
+/**
+ * The fields of each section. Every field of VigilConfig is in exactly one (checked below at compile
+ * time and by config-sections.spec.ts), so a consumer handed one section cannot read a secret of
+ * another: the section is a frozen copy of its own fields, not a view of the whole object.
+ */
+export const SECTION_FIELDS = {
+  redis: ['redisUrl', 'redisClusterNodes', 'redlockUrls', 'keyPrefix', 'shards'],
+  clocks: [
+    'heartbeatIntervalMs',
+    'watcherIntervalMs',
+    'staleAfterMs',
+    'userUpdateIntervalMs',
+    'livenessIntervalMs',
+    'modelCallTimeoutMs',
+    'toolCallTimeoutMs',
+    'drainTimeoutMs',
+    'humanWaitTimeoutMs',
+    'sseHeartbeatMs',
+  ],
+  limits: [
+    'sliceMaxSteps',
+    'taskMaxSlices',
+    'taskMaxDurationMs',
+    'maxConsecutiveErrors',
+    'taskBudgetUsd',
+    'globalSpendLimitUsd',
+    'workerConcurrency',
+    'eventStreamMaxLen',
+    'rateLimitPerMinute',
+    'maxActiveTasksPerTenant',
+    'maxSseStreamsPerKey',
+    'maxParallelChildren',
+  ],
+  models: [
+    'firstModel',
+    'retryPolicy',
+    'anthropicApiKey',
+    'anthropicBaseUrl',
+    'anthropicModel',
+    'geminiApiKey',
+    'geminiBaseUrl',
+    'geminiModel',
+    'routerModel',
+  ],
+  webhooks: [
+    'webhookSecret',
+    'webhookAllowPrivate',
+    'webhookDefaultUrl',
+    'webhookMaxAttempts',
+    'webhookBackoffMs',
+    'webhookTimeoutMs',
+    'webhookConcurrency',
+    'notifierClaimIdleMs',
+  ],
+  admin: ['adminPassword', 'apiKeys', 'metricsToken', 'developmentDefaults'],
+  tools: ['toolsCatalogPath', 'toolCatalog', 'toolsAllowPrivate'],
+  kinds: ['kindModules', 'metaApiBaseUrl', 'metaAccessToken'],
+  server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],
+} as const satisfies Record<string, readonly (keyof VigilConfig)[]>;
+
+export type SectionName = keyof typeof SECTION_FIELDS;
+
+type Section<Name extends SectionName> = Readonly<Pick<VigilConfig, (typeof SECTION_FIELDS)[Name][number]>>;
+
+/** Where Redis is and how keys are named. */
+export type RedisConfig = Section<'redis'>;
+/** Intervals, deadlines and timeouts. */
+export type ClockConfig = Section<'clocks'>;
+/** Caps on work, money and connections. */
+export type LimitsConfig = Section<'limits'>;
+/** The retry policy and the model providers, with their keys. */
+export type ModelsConfig = Section<'models'>;
+/** Webhook signing and delivery, and the notifier's stream claims. */
+export type WebhookConfig = Section<'webhooks'>;
+/** Who may call the API, the admin pages and /metrics. */
+export type AdminConfig = Section<'admin'>;
+/** The operator's tool catalog and what its tools may reach. */
+export type ToolsConfig = Section<'tools'>;
+/** Code kinds loaded at boot and the settings of the built-in kinds. */
+export type KindsConfig = Section<'kinds'>;
+/** Ports, the public base of links, logging. */
+export type ServerConfig = Section<'server'>;
+
+export type ConfigSections = { readonly [Name in SectionName]: Section<Name> };
+
+// Fails to compile when a field of VigilConfig is in no section.
+type Unsectioned = Exclude<keyof VigilConfig, (typeof SECTION_FIELDS)[SectionName][number]>;
+const everyFieldHasASection: [Unsectioned] extends [never] ? true : Unsectioned = true;
+void everyFieldHasASection;
+
+/** Injection tokens of the sections, provided beside VIGIL_CONFIG by PlatformModule.forRoot. */
+export const REDIS_CONFIG = Symbol('REDIS_CONFIG');
+export const CLOCKS_CONFIG = Symbol('CLOCKS_CONFIG');
+export const LIMITS_CONFIG = Symbol('LIMITS_CONFIG');
+export const MODELS_CONFIG = Symbol('MODELS_CONFIG');
+export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');
+export const ADMIN_CONFIG = Symbol('ADMIN_CONFIG');
+export const TOOLS_CONFIG = Symbol('TOOLS_CONFIG');
+export const KINDS_CONFIG = Symbol('KINDS_CONFIG');
+export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
+
+export const SECTION_TOKENS: { readonly [Name in SectionName]: symbol } = {
+  redis: REDIS_CONFIG,
+  clocks: CLOCKS_CONFIG,
+  limits: LIMITS_CONFIG,
+  models: MODELS_CONFIG,
+  webhooks: WEBHOOKS_CONFIG,
+  admin: ADMIN_CONFIG,
+  tools: TOOLS_CONFIG,
+  kinds: KINDS_CONFIG,
+  server: SERVER_CONFIG,
+};
+
+const built = new WeakMap<VigilConfig, ConfigSections>();
+
+/** The sections of a validated config, each a frozen copy of its own fields (built once per config). */
+export function sectionsOf(config: VigilConfig): ConfigSections {
+  let sections = built.get(config);
+  if (!sections) {
+    const entries = Object.entries(SECTION_FIELDS).map(([name, fields]) => [
+      name,
+      Object.freeze(Object.fromEntries(fields.map((field) => [field, config[field]]))),
+    ]);
+    sections = Object.freeze(Object.fromEntries(entries)) as ConfigSections;
+    built.set(config, sections);
+  }
+  return sections;
+}
+
+/** Nest value providers of every section token (plain objects: this library does not depend on Nest). */
+export function sectionProviders(config: VigilConfig): { provide: symbol; useValue: unknown }[] {
+  const sections = sectionsOf(config);
+  return (Object.keys(SECTION_TOKENS) as SectionName[]).map((name) => ({
+    provide: SECTION_TOKENS[name],
+    useValue: sections[name],
+  }));
+}
