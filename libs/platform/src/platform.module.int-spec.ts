@@ -1,6 +1,7 @@
 import { Controller, Get, Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { storage } from 'nestjs-pino/storage';
+import { SECTION_TOKENS, sectionsOf, VIGIL_CONFIG, type SectionName } from '@vigil/config';
 import { RedisTestContext } from '@vigil/testing';
 import { PlatformModule } from './platform.module';
 
@@ -12,7 +13,7 @@ class WorkController {
   }
 }
 
-describe('PlatformModule request logging', () => {
+describe('PlatformModule', () => {
   const ctx = new RedisTestContext('platform');
   let app: INestApplication;
   let base: string;
@@ -38,5 +39,14 @@ describe('PlatformModule request logging', () => {
     // Any other route is logged with its request context.
     expect((await fetch(`${base}/work`)).status).toBe(200);
     expect(run).toHaveBeenCalledTimes(1);
+  });
+
+  it('provides the whole config and each of its sections under its own token, to any module', () => {
+    expect(app.get(VIGIL_CONFIG)).toBe(ctx.config);
+    const sections = sectionsOf(ctx.config);
+    for (const name of Object.keys(SECTION_TOKENS) as SectionName[]) {
+      expect(app.get(SECTION_TOKENS[name])).toBe(sections[name]);
+    }
+    expect(app.get(SECTION_TOKENS.clocks)).not.toHaveProperty('apiKeys');
   });
 });
