@@ -1,4 +1,6 @@
-import { FakeToolGateway, noopKind, TaskKind } from '@vigil/kinds';
+import { FakeToolGateway } from '@vigil/testing';
+import { noopKind } from '@vigil/builtin-kinds';
+import { TaskKind } from '@vigil/kinds';
 import type { RedisTestContext } from '@vigil/testing';
 import {
   SpendLedger,
