@@ -78,8 +78,10 @@ exports.kinds = ({ defineKind, defineTool, defineCheck, flagRules, ToolArgumentE
         };
       }),
     },
-    // Optional: the kind's own criterion, on every task (checked against `checks` at load).
+    // Optional members. The kind's own criterion, on every task (checked against `checks` at load):
     exitCriteria: [{ check: 'all_documents_counted', expected: true }],
+    title: (input) => `Count the words of ${input.documents.length} documents`,
+    totalUnits: (input) => input.documents.length,
   });
   return [wordCount];
 };

@@ -68,8 +68,8 @@ describe('code kinds (VIGIL_KINDS)', () => {
     const kind = registry.get('word_count');
     const input = validateKindInput(kind, { documents: [{ name: 'a.txt', text: 'one two three' }] });
     expect(kind.defaultExitCriteria(input)).toEqual([{ check: 'all_documents_counted', expected: true }]);
-    expect(kind.defaultTitle(input)).toBe('word_count task');
-    expect(kind.totalUnits(input)).toBeNull();
+    expect(kind.defaultTitle(input)).toBe('Count the words of 1 documents');
+    expect(kind.totalUnits(input)).toBe(1);
   });
 
   it('runs the example: its tool checks its arguments, its check recomputes every count', async () => {
