@@ -1,6 +1,13 @@
 import { loadConfig } from '@vigil/config';
 import type { CheckResult } from '@vigil/tasks';
-import type { CheckContext, KindServices, PlanStep, TaskKind, ToolContext } from '@vigil/kinds';
+import {
+  kindServices,
+  type CheckContext,
+  type KindServices,
+  type PlanStep,
+  type TaskKind,
+  type ToolContext,
+} from '@vigil/kinds';
 import { FakeToolGateway } from './fake-tool-gateway';
 
 /** Drives a kind the way the runtime does (step keys, saved outputs), for tests and local experiments. */
@@ -15,7 +22,7 @@ export class KindHarness<Input> {
   ) {
     const env: Record<string, string> = { META_API_BASE_URL: meta.baseUrl };
     if (meta.accessToken) env.META_ACCESS_TOKEN = meta.accessToken;
-    this.services = { config: loadConfig(env), tools: new FakeToolGateway([]) };
+    this.services = kindServices(loadConfig(env), new FakeToolGateway([]));
   }
 
   toolContext(signal = new AbortController().signal): ToolContext<Input> {

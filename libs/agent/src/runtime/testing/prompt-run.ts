@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { loadConfig } from '@vigil/config';
 import { FakeToolGateway } from '@vigil/testing';
-import { type TaskKind } from '@vigil/kinds';
+import { kindServices, type TaskKind } from '@vigil/kinds';
 import type {
   JournalEntry,
   RecordedStep,
@@ -154,7 +154,7 @@ export async function runPromptTask(options: PromptRunOptions): Promise<PromptRu
         task,
         kind,
         tools: kind.tools,
-        services: { config, tools: new FakeToolGateway([]) },
+        services: kindServices(config, new FakeToolGateway([])),
         attempt: 1,
         slice: slices,
         context,
