@@ -1,16 +1,5 @@
 import { randomBytes } from 'node:crypto';
-
-/** Meta's error envelope: `{error: {message, type, code, error_subcode?, is_transient?, fbtrace_id}}`. */
-export interface GraphErrorBody {
-  message: string;
-  type: string;
-  code: number;
-  error_subcode?: number;
-  is_transient?: boolean;
-  error_user_title?: string;
-  error_user_msg?: string;
-  fbtrace_id: string;
-}
+import type { GraphErrorBody } from '@vigil/meta-graph';
 
 export function newFbtraceId(): string {
   return randomBytes(8).toString('base64url').slice(0, 11);

@@ -11,7 +11,6 @@ export const OBJECTIVES = [
   'OUTCOME_APP_PROMOTION',
   'OUTCOME_SALES',
 ] as const;
-export type CampaignObjective = (typeof OBJECTIVES)[number];
 
 export const SPECIAL_AD_CATEGORIES = [
   'NONE',

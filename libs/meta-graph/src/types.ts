@@ -1,4 +1,5 @@
 import type { SleepFn } from './sleep';
+import type { CREATE_STATUSES, OBJECTIVES } from './enums';
 
 export interface MetaGraphClientOptions {
   /** Graph base URL including the version, e.g. `http://127.0.0.1:4010/v21.0`. */
@@ -33,15 +34,21 @@ export interface RetryEvent {
   error: Error;
 }
 
-export type Objective =
-  | 'OUTCOME_AWARENESS'
-  | 'OUTCOME_TRAFFIC'
-  | 'OUTCOME_ENGAGEMENT'
-  | 'OUTCOME_LEADS'
-  | 'OUTCOME_APP_PROMOTION'
-  | 'OUTCOME_SALES';
+export type Objective = (typeof OBJECTIVES)[number];
 
-export type CreateStatus = 'ACTIVE' | 'PAUSED';
+export type CreateStatus = (typeof CREATE_STATUSES)[number];
+
+/** Meta's error envelope: `{error: {message, type, code, error_subcode?, is_transient?, fbtrace_id}}`. */
+export interface GraphErrorBody {
+  message: string;
+  type: string;
+  code: number;
+  error_subcode?: number;
+  is_transient?: boolean;
+  error_user_title?: string;
+  error_user_msg?: string;
+  fbtrace_id: string;
+}
 
 export type Edge = 'campaigns' | 'adsets' | 'ads' | 'adcreatives' | 'adimages';
 

@@ -8,5 +8,5 @@ export * from './webhook-receiver';
 export * from './anthropic-fake';
 export * from './redis-cluster';
 export * from './kinds/fake-tool-gateway';
-export * from './kinds/campaign-build-harness';
+export * from './kinds/kind-harness';
 export * from './kinds/kind-binder';

@@ -29,7 +29,7 @@ import {
   OBJECTIVES,
   OPTIMIZATION_GOALS,
   SPECIAL_AD_CATEGORIES,
-  type CampaignObjective,
+  type Objective,
 } from '@vigil/meta-graph';
 
 export const CAMPAIGN_BUILD_LIMITS = {
@@ -113,7 +113,7 @@ export class CampaignSpec {
   name!: string;
 
   @IsIn(OBJECTIVES)
-  objective!: CampaignObjective;
+  objective!: Objective;
 
   @IsOptional()
   @IsArray()
