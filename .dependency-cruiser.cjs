@@ -22,7 +22,17 @@ module.exports = {
         'Apps are thin shells (modules, controllers, processors, schedulers) on top of libs. A lib that ' +
         'imports an app inverts the layering and drags that process into every app using the lib.',
       from: { path: '^libs/' },
-      to: { path: '^apps/' },
+      to: { path: '^apps/', pathNot: '^apps/meta-sandbox/' },
+    },
+    {
+      name: 'only-tests-use-the-graph-api-stand-in',
+      severity: 'error',
+      comment:
+        'apps/meta-sandbox is a stand-in for the Meta Graph API, run as its own process by the demo and ' +
+        'tests. Unit specs and libs/testing may start it in-process; production code talks to the real ' +
+        'API through libs/meta-graph and must never load the stand-in.',
+      from: { path: '^libs/', pathNot: '(\\.spec\\.ts$|^libs/testing/)' },
+      to: { path: '^apps/meta-sandbox/' },
     },
     {
       name: 'supervisor-never-loads-the-agent-runtime',
@@ -48,11 +58,33 @@ module.exports = {
       name: 'kinds-are-plugins-never-the-runtime',
       severity: 'error',
       comment:
-        'Task kinds (noop, campaign_build) are plugins that the runtime loads: the agent runtime runs ' +
-        'their tools, the supervisor runs their exit checks. A kind importing libs/agent or ' +
-        'libs/supervisor makes a cycle of layers and ties every kind to one process.',
-      from: { path: '^libs/kinds/' },
+        'Task kinds (noop, mission, campaign_build) and the kind SDK they are written with are plugins ' +
+        'that the runtime loads: the agent runtime runs their tools, the supervisor runs their exit ' +
+        'checks. A kind importing libs/agent or libs/supervisor makes a cycle of layers and ties every ' +
+        'kind to one process.',
+      from: { path: '^libs/(kinds|builtin-kinds|meta-graph)/' },
       to: { path: '^libs/(agent|supervisor)/' },
+    },
+    {
+      name: 'the-kind-sdk-knows-no-kind',
+      severity: 'error',
+      comment:
+        'libs/kinds is the contract every kind is written against (defineKind, defineTool, the ' +
+        'registry, BoundKind); the built-in kinds (libs/builtin-kinds) and the Meta Graph API client ' +
+        'one of them uses (libs/meta-graph) are written with it. The SDK importing them would make ' +
+        'the contract depend on one implementation, and every operator kind load Meta.',
+      from: { path: '^libs/kinds/' },
+      to: { path: '^libs/(builtin-kinds|meta-graph)/' },
+    },
+    {
+      name: 'domain-libs-never-import-test-code',
+      severity: 'error',
+      comment:
+        'Fakes and fixtures live in libs/testing, for specs only. A production file of a domain lib ' +
+        'that imports it ships test code and makes a cycle (libs/testing imports the domain libs). ' +
+        'The testing/ folders still inside other libs are moving into libs/testing (issue 21, item 8).',
+      from: { path: '^libs/(?!testing/)', pathNot: '([.-]spec\\.ts$|/testing/)' },
+      to: { path: '^libs/testing/' },
     },
     {
       name: 'notify-never-imports-control',

@@ -23,7 +23,7 @@ COPY libs ./libs
 COPY apps ./apps
 RUN npm run build \
     && test -f dist/apps/api/src/main.js \
-    && test -f dist/libs/meta-sandbox/src/main.js \
+    && test -f dist/apps/meta-sandbox/src/main.js \
     && test -f dist/libs/tasks/src/lua/scripts.generated.js
 
 # ---- prod-deps: runtime dependencies only ------------------------------------------------------
@@ -79,4 +79,4 @@ ENV META_SANDBOX_HOST=0.0.0.0 \
 EXPOSE 4010
 HEALTHCHECK --interval=15s --timeout=5s --start-period=10s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.META_SANDBOX_PORT||4010)+'/__sandbox/stats',{signal:AbortSignal.timeout(4000)}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
-CMD ["node", "dist/libs/meta-sandbox/src/main.js"]
+CMD ["node", "dist/apps/meta-sandbox/src/main.js"]

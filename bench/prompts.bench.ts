@@ -1,4 +1,6 @@
-import { campaignBuildDemoInput, campaignBuildKind, noopKind, type TaskKind } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
+import { campaignBuildKind, campaignBuildPlan, noopKind } from '@vigil/builtin-kinds';
+import { type TaskKind } from '@vigil/kinds';
 import { startSandbox } from '@vigil/meta-sandbox';
 // The in-process task driver is a test helper of libs/agent, not part of @vigil/agent's API.
 // eslint-disable-next-line no-restricted-imports
@@ -63,7 +65,7 @@ export const runPromptsBench: Bench = async ({ quick, log }) => {
         name: 'campaign_build_134',
         kind: campaignBuildKind as TaskKind,
         input: campaignBuildDemoInput(),
-        steps: campaignBuildKind.plan(campaignBuildDemoInput()).length,
+        steps: campaignBuildPlan(campaignBuildDemoInput()).length,
       },
     ];
     const measure = async (

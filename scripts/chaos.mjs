@@ -38,7 +38,9 @@ if (!existsSync(join(root, dist, 'apps/worker/src/main.js'))) {
 const require = createRequire(import.meta.url);
 const { RedisKeys } = require(join(root, dist, 'libs/redis/src/redis-keys.js'));
 const { createRedis } = require(join(root, dist, 'libs/redis/src/redis-connection.js'));
-const { campaignBuildDemoInput } = require(join(root, dist, 'libs/kinds/src/campaign-build/demo-input.js'));
+const { campaignBuildDemoInput } = require(
+  join(root, dist, 'libs/builtin-kinds/src/campaign-build/demo-input.js'),
+);
 
 const ports = await Promise.all(Array.from({ length: 3 }, freePort));
 const [redisPort, sandboxPort, apiPort] = ports;
@@ -69,7 +71,7 @@ const env = {
   LOG_LEVEL: 'warn',
 };
 
-const sandbox = new Child('meta-sandbox', root, `${dist}/libs/meta-sandbox/src/main.js`, {
+const sandbox = new Child('meta-sandbox', root, `${dist}/apps/meta-sandbox/src/main.js`, {
   ...env,
   LOG_LEVEL: 'info',
   META_SANDBOX_PORT: String(sandboxPort),

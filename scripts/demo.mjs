@@ -37,7 +37,9 @@ if (!existsSync(join(root, 'dist/apps/worker/src/main.js')) || args.includes('--
   if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 }
 const require = createRequire(import.meta.url);
-const { campaignBuildDemoInput } = require(join(root, 'dist/libs/kinds/src/campaign-build/demo-input.js'));
+const { campaignBuildDemoInput } = require(
+  join(root, 'dist/libs/builtin-kinds/src/campaign-build/demo-input.js'),
+);
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
 const [apiPort, sandboxPort, workerPort, watcherPort, notifierPort] = await Promise.all(
@@ -90,7 +92,7 @@ const start = async (name, entry, ready, extraEnv = {}) => {
   await child.ready(ready);
   return child;
 };
-const sandbox = await start('meta-sandbox', 'dist/libs/meta-sandbox/src/main.js', /listening/, {
+const sandbox = await start('meta-sandbox', 'dist/apps/meta-sandbox/src/main.js', /listening/, {
   META_SANDBOX_PORT: String(sandboxPort),
   META_SANDBOX_FAULTS: JSON.stringify(faults),
   META_SANDBOX_SEED: '7',

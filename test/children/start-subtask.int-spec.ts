@@ -1,9 +1,8 @@
 import { Queue } from 'bullmq';
 import { CreateTaskUseCase, StartChildTaskUseCase } from '@vigil/control';
-import { KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue } from '@vigil/queue';
 import { ChildTaskRepository, InvalidTaskInputError, subtaskStepKey, TaskRepository } from '@vigil/tasks';
-import { RedisTestContext } from '@vigil/testing';
+import { builtInKindBinder, RedisTestContext } from '@vigil/testing';
 import { FakeCatalog } from '../mission-runtime/fake-catalog';
 
 /**
@@ -30,7 +29,13 @@ describe('starting child missions', () => {
   );
   const turns = new TurnQueue(queues, ctx.keys);
   const catalog = new FakeCatalog();
-  const create = new CreateTaskUseCase(tasks, new KindRegistry(), turns, config, catalog.gateway, children);
+  const create = new CreateTaskUseCase(
+    tasks,
+    builtInKindBinder(config, catalog.gateway),
+    turns,
+    config,
+    children,
+  );
   const start = new StartChildTaskUseCase(create);
   afterAll(async () => {
     await Promise.all(queues.map((queue) => queue.close()));

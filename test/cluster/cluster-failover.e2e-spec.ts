@@ -1,4 +1,4 @@
-import { campaignBuildDemoInput } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { CAMPAIGN_OBJECTS, ClusterStack } from './cluster-stack';
 
 const account = (n: number) => `act_${3_000_000 + n}`;

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { Redis as IORedis, type Redis } from 'ioredis';
-import { campaignBuildDemoInput } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { bullConnection } from '@vigil/queue';
 import { CAMPAIGN_OBJECTS, ClusterStack } from './cluster-stack';
 

@@ -207,7 +207,7 @@ const TARGETS: Record<string, { main: string; port: number; probe: string }> = {
   worker: { main: 'dist/apps/worker/src/main.js', port: 3001, probe: '/health' },
   watcher: { main: 'dist/apps/watcher/src/main.js', port: 3002, probe: '/health' },
   notifier: { main: 'dist/apps/notifier/src/main.js', port: 3003, probe: '/health' },
-  'meta-sandbox': { main: 'dist/libs/meta-sandbox/src/main.js', port: 4010, probe: '/__sandbox/stats' },
+  'meta-sandbox': { main: 'dist/apps/meta-sandbox/src/main.js', port: 4010, probe: '/__sandbox/stats' },
 };
 
 /** The variables the configuration contract lets operators set; each must be wired in the compose file. */
@@ -251,7 +251,7 @@ const SHARED_BY_ALL_APPS = [
 /**
  * Variables the compose file may name that config.ts does not read:
  * NODE_ENV (set by the image), GIT_COMMIT (build arg shown by /version, read in libs/control),
- * META_SANDBOX_* (read by the standalone sandbox, libs/meta-sandbox/src/main.ts), META_ACCESS_TOKEN
+ * META_SANDBOX_* (read by the standalone sandbox, apps/meta-sandbox/src/main.ts), META_ACCESS_TOKEN
  * (the sandbox reads it too, should config.ts ever stop doing so).
  */
 const ALLOWLIST = ['NODE_ENV', 'GIT_COMMIT', 'META_SANDBOX_PORT', 'META_SANDBOX_HOST', 'META_ACCESS_TOKEN'];

@@ -1,4 +1,4 @@
-import { FakeToolGateway, toolFailure, type FakeToolSpec } from '@vigil/kinds';
+import { FakeToolGateway, toolFailure, type FakeToolSpec } from '@vigil/testing';
 
 /**
  * An external system for missions in tests: notes (an MCP-like server whose create has a lookup by

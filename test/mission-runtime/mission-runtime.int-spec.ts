@@ -11,7 +11,6 @@ import {
   ToolExecutor,
 } from '@vigil/agent';
 import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
-import { FakeToolGateway, KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
@@ -27,7 +26,7 @@ import {
   type JournalEntry,
   type ScriptedTurn,
 } from '@vigil/tasks';
-import { RedisTestContext } from '@vigil/testing';
+import { builtInKindBinder, FakeToolGateway, RedisTestContext } from '@vigil/testing';
 import { FakeCatalog } from './fake-catalog';
 
 /**
@@ -51,7 +50,6 @@ describe('missions on the runtime', () => {
   const turnQueue = new Queue(ctx.keys.turnQueueName(0), queueOptions);
   const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
   const turns = new TurnQueue([turnQueue], ctx.keys);
-  const kinds = new KindRegistry();
   afterAll(async () => {
     await turnQueue.close();
     await wakeQueue.close();
@@ -59,6 +57,7 @@ describe('missions on the runtime', () => {
   });
 
   function runtime(catalog: Pick<FakeCatalog, 'gateway'>) {
+    const kinds = builtInKindBinder(config, catalog.gateway);
     const ledger = new SpendLedger(ctx.redis, ctx.keys);
     const runner = new SliceRunner(
       tasks,
@@ -77,9 +76,8 @@ describe('missions on the runtime', () => {
       new LoopLag(),
       config,
       'mission-worker',
-      catalog.gateway,
     );
-    const checks = new ExitCheckRunner(kinds, contexts, config, catalog.gateway);
+    const checks = new ExitCheckRunner(kinds, contexts);
     return {
       runner,
       create: new CreateTaskUseCase(
@@ -87,7 +85,6 @@ describe('missions on the runtime', () => {
         kinds,
         turns,
         config,
-        catalog.gateway,
         new ChildTaskRepository(ctx.redis, ctx.keys, config),
       ),
       input: new ProvideInputUseCase(tasks, turns, journal),
@@ -101,7 +98,6 @@ describe('missions on the runtime', () => {
         new FailureReporter(contexts, checks),
         new ControlSignals(ctx.redis, ctx.keys),
         config,
-        catalog.gateway,
       ),
     };
   }
@@ -276,10 +272,7 @@ describe('missions on the runtime', () => {
     );
     // Attempt 1 journalled the intent and its call reached the notes server; then its Worker died.
     await tasks.transition(task, 'running', { attempt: 1 });
-    const [tool] = await kinds.get('mission').toolsFor!(
-      { id: task.id, tenantId: 'acme', input: task.input },
-      { config, tools: catalog.gateway },
-    );
+    const [tool] = await builtInKindBinder(config, catalog.gateway).bind(task).tools();
     const args = { title: 'launch date' };
     await journal.begin(task.id, 1, tool.stepKey(args, task.input), args);
     await tool.execute(args, {

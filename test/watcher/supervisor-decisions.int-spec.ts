@@ -1,7 +1,8 @@
 import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
-import { campaignBuildDemoInput, campaignBuildKind, CampaignBuildInput } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
+import { campaignBuildKind, CampaignBuildInput } from '@vigil/builtin-kinds';
 import { MetaSandbox } from '@vigil/meta-sandbox';
 import { PlatformModule } from '@vigil/platform';
 import { bullConnection } from '@vigil/queue';

@@ -1,4 +1,4 @@
-import { campaignBuildDemoInput } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { MetaSandbox } from '@vigil/meta-sandbox';
 import { RedisTestContext, VigilStack } from '@vigil/testing';
 

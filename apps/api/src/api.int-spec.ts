@@ -1,7 +1,7 @@
 import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
-import { campaignBuildDemoInput } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { bullConnection } from '@vigil/queue';
 import { StepRecorder, TaskRepository } from '@vigil/tasks';
 import { HttpClient, RedisTestContext } from '@vigil/testing';

@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
-import { KindsModule } from '@vigil/kinds';
+import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule } from '@vigil/queue';
 import { TasksModule } from '@vigil/tasks';
 import { CreateTaskUseCase } from './create-task.use-case';

@@ -110,14 +110,16 @@ export class ScriptedDto {
   forgetProgress?: boolean;
 
   /**
-   * A mission's offline agent: turns, each `{tool, args}` or an array of them (one model turn),
-   * tools named as in the mission's `tools`; the kind checks each turn at creation.
+   * The offline agent's plan for a kind that offers none of its own (a mission, a code kind):
+   * turns, each `{tool, args}` or an array of them (one model turn), tools named as the task names
+   * them; a mission checks each turn at creation.
    */
   @ApiPropertyOptional({
     type: 'array',
     maxItems: 1000,
     items: {},
-    description: "a mission's offline agent: each turn one call {tool, args} or an array of calls",
+    description:
+      "the offline agent's plan for a kind without one (a mission, a code kind): each turn one call {tool, args} or an array of calls",
     example: [
       { tool: 'files.read_file', args: { path: 'docs/launch.md' } },
       { tool: 'finish_task', args: { summary: 'done' } },

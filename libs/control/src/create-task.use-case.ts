@@ -1,9 +1,8 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
+import { KindBinder, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
-import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import {
   type ChildPlacement,
   ChildTaskRepository,
@@ -49,10 +48,9 @@ export class CreateTaskUseCase {
 
   constructor(
     private readonly tasks: TaskRepository,
-    private readonly kinds: KindRegistry,
+    private readonly kinds: KindBinder,
     private readonly turns: TurnQueue,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
-    @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
     private readonly children: ChildTaskRepository,
   ) {}
 
@@ -68,17 +66,12 @@ export class CreateTaskUseCase {
     const parent = dto.parentId ? await this.tasks.getForTenant(dto.parentId, tenantId) : undefined;
     if (parent && TERMINAL_STATUSES.includes(parent.status))
       throw new TaskNotActiveError(parent.id, parent.status);
-    const kind = this.kinds.get(dto.kind);
+    const kind = this.kinds.registry.get(dto.kind);
     const input = validateKindInput(kind, dto.input);
     // The kind's own criteria are always there; the caller's may only add to or tighten them.
     const exitCriteria = resolveExitCriteria(kind, input, dto.exitCriteria);
     // What needs the tenant or the outside world: a mission's tools, the criteria naming them, a model or a plan.
-    await kind.validateForTenant?.(
-      input,
-      tenantId,
-      { config: this.config, tools: this.tools },
-      { agent: dto.agent, exitCriteria },
-    );
+    await kind.validateForTenant?.(input, tenantId, this.kinds.services, { agent: dto.agent, exitCriteria });
     if (dto.notify?.webhookUrl)
       await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
 

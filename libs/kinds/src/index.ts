@@ -1,4 +1,7 @@
 export * from './task-kind';
+export * from './define-kind';
+export * from './define-tool';
+export type { FromSchema } from './schema/from-schema';
 export * from './validate-input';
 export * from './validation/bounded-validation';
 export * from './exit-criteria/check-rules';
@@ -6,8 +9,5 @@ export * from './exit-criteria/resolve-exit-criteria';
 export * from './kind-registry';
 export * from './kind-loader';
 export * from './kind-kit';
+export * from './bound-kind';
 export * from './kinds.module';
-export * from './noop/noop.kind';
-export * from './noop/noop.input';
-export * from './campaign-build';
-export * from './mission';

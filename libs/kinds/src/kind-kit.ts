@@ -1,6 +1,8 @@
 import { Type } from 'class-transformer';
 import * as validators from 'class-validator';
 import { countRules, exactRules, flagRules, noArgs } from './exit-criteria/check-rules';
+import { defineKind } from './define-kind';
+import { defineTool } from './define-tool';
 import { CheckUnavailableError, defineCheck, ToolArgumentError } from './task-kind';
 
 /**
@@ -9,6 +11,8 @@ import { CheckUnavailableError, defineCheck, ToolArgumentError } from './task-ki
  * CommonJS module needs no build step and no path into Vigil's `dist/`.
  */
 export const KIND_KIT = {
+  defineKind,
+  defineTool,
   defineCheck,
   countRules,
   flagRules,

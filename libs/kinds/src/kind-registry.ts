@@ -1,6 +1,6 @@
 import { DomainError, InvalidTaskInputError } from '@vigil/tasks';
+import type { DefinedKind } from './define-kind';
 import type { TaskKind } from './task-kind';
-import { BUILT_IN_KINDS } from './built-in-kinds';
 import { KindModuleError, loadKindModule } from './kind-loader';
 import { validateKindInput } from './validate-input';
 
@@ -16,12 +16,15 @@ export class UnknownKindError extends DomainError {
 }
 
 const RULES = ['validateExpected', 'validateArgs', 'atLeastAsStrict', 'atLeast'] as const;
-const FUNCTIONS = ['totalUnits', 'defaultTitle', 'defaultExitCriteria', 'instructions', 'plan'] as const;
+const FUNCTIONS = ['totalUnits', 'defaultTitle', 'defaultExitCriteria', 'instructions'] as const;
 const KIND_NAME = /^[a-z][a-z0-9_]{0,63}$/;
 const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-/** A code kind may carry an input the registry derives its criteria and plan from at load. */
-type LoadableKind = TaskKind & { exampleInput?: unknown };
+/**
+ * A code kind may carry an input the registry derives its criteria and plan from at load, or
+ * (made by `defineKind`) criteria that do not depend on the input.
+ */
+type LoadableKind = DefinedKind<unknown>;
 
 /** Whether `value` can be constructed: a class (or a constructor function), not an arrow or an object. */
 const isClass = (value: unknown): boolean =>
@@ -29,7 +32,13 @@ const isClass = (value: unknown): boolean =>
 
 function shapeProblems(kind: LoadableKind): string[] {
   const problems: string[] = [];
-  if (!isClass(kind.inputClass)) problems.push('inputClass must be a class (a class-validator DTO)');
+  if (kind.inputClass === undefined) {
+    if (!kind.inputSchema || typeof kind.inputSchema !== 'object')
+      problems.push('inputClass (a class-validator DTO) or inputSchema (a JSON Schema) is required');
+  } else if (!isClass(kind.inputClass)) problems.push('inputClass must be a class (a class-validator DTO)');
+  else if (kind.inputSchema !== undefined) problems.push('inputClass and inputSchema: declare one of them');
+  if (kind.scriptedPlan !== undefined && typeof kind.scriptedPlan !== 'function')
+    problems.push('scriptedPlan must be a function');
   for (const name of FUNCTIONS)
     if (typeof kind[name] !== 'function') problems.push(`${name} must be a function`);
   if (!Array.isArray(kind.tools)) problems.push('tools must be an array');
@@ -58,42 +67,48 @@ function shapeProblems(kind: LoadableKind): string[] {
   return problems;
 }
 
+/** Every criterion names one of the kind's checks. */
+function criteriaProblems(kind: LoadableKind, criteria: readonly { check: string }[]): string[] {
+  const checks = Object.keys(kind.checks);
+  return criteria
+    .filter((criterion) => !Object.hasOwn(kind.checks, criterion?.check))
+    .map(
+      (criterion) =>
+        `its default criterion "${String(criterion?.check)}" names no check of the kind (its checks are ${checks.join(', ') || 'none'})`,
+    );
+}
+
 /** With an example input: every default criterion names a declared check, every plan step a tool. */
 function exampleProblems(kind: LoadableKind): string[] {
-  if (kind.exampleInput === undefined) return [];
+  if (kind.exampleInput === undefined)
+    return kind.fixedExitCriteria ? criteriaProblems(kind, kind.fixedExitCriteria) : [];
   let input: unknown;
   try {
     input = validateKindInput(kind, kind.exampleInput);
   } catch (error) {
     const problems = error instanceof InvalidTaskInputError ? error.problems : [String(error)];
-    return [`exampleInput does not pass inputClass: ${problems.join('; ')}`];
+    return [`exampleInput is not a valid input: ${problems.join('; ')}`];
   }
-  const problems: string[] = [];
-  const checks = Object.keys(kind.checks);
   const criteria = kind.defaultExitCriteria(input);
   if (!Array.isArray(criteria)) return ['defaultExitCriteria must return an array'];
-  for (const criterion of criteria)
-    if (!Object.hasOwn(kind.checks, criterion?.check))
-      problems.push(
-        `its default criterion "${String(criterion?.check)}" names no check of the kind (its checks are ${checks.join(', ') || 'none'})`,
-      );
+  const problems = criteriaProblems(kind, criteria);
   const tools = new Set(kind.tools.map((tool) => tool.name));
-  for (const step of kind.plan(input))
+  for (const step of kind.scriptedPlan?.(input) ?? [])
     if (!tools.has(step.tool)) problems.push(`its plan calls "${step.tool}", which is not one of its tools`);
   return problems;
 }
 
 /**
- * The task kinds this process knows (docs/kinds.md, "Code kinds"): the built-in ones, then
- * those of the modules VIGIL_KINDS names. Every kind is validated as it is registered, so a kind
+ * The task kinds this process knows (docs/kinds.md, "Code kinds"): those it is given (the
+ * built-in ones, from libs/builtin-kinds), then those of the modules VIGIL_KINDS names. Every kind is validated as it is registered, so a kind
  * that could never run stops the process at boot instead of failing its first task.
  */
 export class KindRegistry {
   private readonly kinds = new Map<string, TaskKind>();
 
   /** `modules`: VIGIL_KINDS, each path resolved from `cwd`; a bad one throws KindModuleError. */
-  constructor(modules: readonly string[] = [], cwd = process.cwd()) {
-    for (const kind of BUILT_IN_KINDS) this.register(kind);
+  constructor(kinds: readonly TaskKind[] = [], modules: readonly string[] = [], cwd = process.cwd()) {
+    for (const kind of kinds) this.register(kind);
     for (const modulePath of modules) {
       for (const kind of loadKindModule(modulePath, cwd)) {
         try {
@@ -108,7 +123,8 @@ export class KindRegistry {
   /**
    * Refuses a kind whose name is taken or malformed, whose inputClass is not a class, whose checks
    * are not declared with `defineCheck`, or (given `exampleInput`) whose default criteria name a
-   * check it lacks or whose plan calls a tool it lacks. Code kinds must carry `exampleInput`.
+   * check it lacks or whose plan calls a tool it lacks. Code kinds must carry `exampleInput`
+   * unless their criteria are a fixed list (`defineKind`) and they offer no scripted plan.
    */
   register(kind: TaskKind, options: { requireExample?: boolean } = {}): void {
     const loadable = kind as LoadableKind;
@@ -116,7 +132,8 @@ export class KindRegistry {
     if (!KIND_NAME.test(name)) throw new Error(`task kind "${name}": name must match [a-z][a-z0-9_]{0,63}`);
     if (this.kinds.has(name)) throw new Error(`task kind ${name} is registered twice`);
     const problems = shapeProblems(loadable);
-    if (problems.length === 0 && options.requireExample && loadable.exampleInput === undefined)
+    const derived = loadable.fixedExitCriteria === undefined || loadable.scriptedPlan !== undefined;
+    if (problems.length === 0 && options.requireExample && loadable.exampleInput === undefined && derived)
       problems.push(
         'exampleInput is required: an input the kind accepts, to check its criteria and plan at load',
       );

@@ -1,21 +1,30 @@
-import { Module } from '@nestjs/common';
+import type { Provider } from '@nestjs/common';
 import { VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
+import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
+import { KIND_SERVICES, KindBinder } from './bound-kind';
 import { KindModuleError } from './kind-loader';
 import { KindRegistry } from './kind-registry';
+import type { KindServices, TaskKind } from './task-kind';
+
+/** The one place a process's KindServices are made: what every kind's tools and checks are handed. */
+export function kindServices(config: VigilConfig, tools: ToolGateway): KindServices {
+  return { config, tools };
+}
 
 /**
- * The built-in kinds and the code kinds of VIGIL_KINDS, loaded once per process (api, worker and
- * watcher all import this module). A module that cannot be used stops the process at boot with a
- * message naming it, exit code 78 like any configuration error (docs/kinds.md, "Code kinds").
+ * The providers of a process's kinds (api, worker and watcher): the registry of `builtIns` and of
+ * the code kinds of VIGIL_KINDS, loaded once; the services; the binder. A module that cannot be
+ * used stops the process at boot with a message naming it, exit code 78 like any configuration
+ * error (docs/kinds.md, "Code kinds"). libs/builtin-kinds makes its KindsModule of them.
  */
-@Module({
-  providers: [
+export function kindProviders(builtIns: readonly TaskKind[]): Provider[] {
+  return [
     {
       provide: KindRegistry,
       inject: [VIGIL_CONFIG],
       useFactory: (config: VigilConfig) => {
         try {
-          return new KindRegistry(config.kindModules);
+          return new KindRegistry(builtIns, config.kindModules);
         } catch (error) {
           if (!(error instanceof KindModuleError)) throw error;
           process.stderr.write(`vigil: invalid VIGIL_KINDS: ${error.message}\n`);
@@ -23,7 +32,7 @@ import { KindRegistry } from './kind-registry';
         }
       },
     },
-  ],
-  exports: [KindRegistry],
-})
-export class KindsModule {}
+    { provide: KIND_SERVICES, inject: [VIGIL_CONFIG, TOOL_GATEWAY], useFactory: kindServices },
+    KindBinder,
+  ];
+}

@@ -73,7 +73,7 @@ export interface KindTool<Input = unknown> {
   reconcile?(args: Record<string, unknown>, context: ToolContext<Input>): Promise<unknown>;
 }
 
-/** The plan of a kind: the tool calls that complete it, in order (the scripted provider walks it). */
+/** A planned tool call: the scripted driver walks a plan's steps in order. */
 export interface PlanStep {
   key: string;
   tool: string;
@@ -166,8 +166,12 @@ export class ToolArgumentError extends Error {
  */
 export interface TaskKind<Input = unknown> {
   name: string;
-  /** class-validator DTO for `input`; unknown fields are refused. */
-  inputClass: new () => object;
+  /**
+   * How `input` is validated, one of the two: a class-validator DTO (unknown fields are refused),
+   * or a JSON Schema (`defineKind`'s `input`, checked with Ajv).
+   */
+  inputClass?: new () => object;
+  inputSchema?: JsonSchema;
   /** Number of work units (plan steps) when known up front. */
   totalUnits(input: Input): number | null;
   defaultTitle(input: Input): string;
@@ -178,7 +182,6 @@ export interface TaskKind<Input = unknown> {
   defaultExitCriteria(input: Input): ExitCriterion[];
   /** What the agent is asked to do, in words (the system prompt's task section). */
   instructions(input: Input): string;
-  plan(input: Input): PlanStep[];
   /** The kind's fixed tools; a kind whose tools depend on the task adds them with `toolsFor`. */
   tools: KindTool<Input>[];
   /**
@@ -196,11 +199,23 @@ export interface TaskKind<Input = unknown> {
     services: KindServices,
     creation: KindCreation,
   ): Promise<void>;
-  /**
-   * The scripted agent's plan when it is not the input's (a mission's `agent.scripted.plan`), with
-   * the task's tools to name and key its steps. Without it the scripted agent walks `plan(input)`.
-   */
-  scriptedPlan?(task: { input: Input; agent: AgentOptions }, tools: KindTool<Input>[]): PlanStep[];
   /** The kind's exit checks by name, each declared with `defineCheck`. */
   checks: Record<string, ExitCheck<Input>>;
+  /** What the runtime may let this kind's tasks do beyond calling tools; none by default. */
+  capabilities?: KindCapabilities;
+  /**
+   * A plan the kind offers the scripted driver (no model): the calls that complete this input, in
+   * order; it also orders the step summary of the prompt. Without it the scripted driver plays the
+   * task's `agent.scripted.plan` (docs/models.md, "The scripted agent is a driver").
+   */
+  scriptedPlan?(input: Input): PlanStep[];
 }
+
+export interface KindCapabilities {
+  /** Its agent may start child tasks (`start_subtask`, docs/missions.md, "Child missions"). */
+  startsChildren?: boolean;
+}
+
+/** Whether `kind` declares that its tasks may start children. */
+export const startsChildren = (kind: Pick<TaskKind, 'capabilities'>): boolean =>
+  kind.capabilities?.startsChildren === true;

@@ -1,7 +1,8 @@
 import { plainToInstance } from 'class-transformer';
 import type { ValidationError } from 'class-validator';
 import { InvalidTaskInputError } from '@vigil/tasks';
-import type { TaskKind } from './task-kind';
+import { compileSchema, type SchemaCheck } from './schema/schema-validator';
+import type { JsonSchema, TaskKind } from './task-kind';
 import {
   boundedProblems,
   depthProblem,
@@ -23,8 +24,17 @@ function flatten(errors: ValidationError[], path: string, out: string[], max: nu
   return out;
 }
 
+/** Each schema compiled once, on its first input. */
+const compiled = new WeakMap<JsonSchema, SchemaCheck>();
+
+function schemaCheckOf(schema: JsonSchema, kind: string): SchemaCheck {
+  let check = compiled.get(schema);
+  if (!check) compiled.set(schema, (check = compileSchema(schema, `task kind ${kind}: input`)));
+  return check;
+}
+
 /**
- * Validates a kind's input against its DTO; problems name the field as `input.a.b[2].c`. Bounded
+ * Validates a kind's input against its DTO or its JSON Schema; problems name the field as `input.a.b[2].c`. Bounded
  * (docs/api.md, "Requests and errors"): an array over its limit is refused without
  * validating its elements, and at most `MAX_PROBLEMS` problems are reported.
  */
@@ -34,6 +44,11 @@ export function validateKindInput<Input>(kind: TaskKind<Input>, input: unknown):
   }
   const tooDeep = depthProblem(input, 'input');
   if (tooDeep) throw new InvalidTaskInputError([tooDeep]);
+  if (!kind.inputClass) {
+    const problems = schemaCheckOf(kind.inputSchema ?? {}, kind.name)(input, 'input');
+    if (problems.length > 0) throw new InvalidTaskInputError(boundedProblems(problems));
+    return input as Input;
+  }
   const instance = plainToInstance(kind.inputClass, input);
   const errors = validateBounded(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0)

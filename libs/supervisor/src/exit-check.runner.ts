@@ -1,6 +1,5 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { CheckUnavailableError, KindRegistry } from '@vigil/kinds';
+import { Injectable, Optional } from '@nestjs/common';
+import { CheckUnavailableError, KindBinder } from '@vigil/kinds';
 import {
   ChildTaskRepository,
   TaskContextStore,
@@ -8,7 +7,6 @@ import {
   type Finding,
   type TaskRecord,
 } from '@vigil/tasks';
-import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 
 export interface CheckRun {
   checks: CheckResult[];
@@ -23,28 +21,26 @@ export interface CheckRun {
 @Injectable()
 export class ExitCheckRunner {
   constructor(
-    private readonly kinds: KindRegistry,
+    private readonly kinds: KindBinder,
     private readonly contexts: TaskContextStore,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
-    @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
     @Optional() private readonly children?: ChildTaskRepository,
   ) {}
 
   async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
-    const kind = this.kinds.get(task.kind);
+    const bound = this.kinds.bind(task);
     const context = await this.contexts.load(task.id);
     // children_completed reads the children's own records (docs/missions.md, "Child missions").
     const children = task.children && this.children ? await this.children.list(task.id) : [];
     const checks: CheckResult[] = [];
     const unavailable: CheckRun['unavailable'] = [];
     for (const criterion of task.exitCriteria) {
-      const check = kind.checks[criterion.check];
+      const check = bound.check(criterion.check);
       if (!check) {
         checks.push({
           ...criterion,
           actual: null,
           passed: false,
-          detail: `kind ${kind.name} has no such check`,
+          detail: `kind ${bound.kind.name} has no such check`,
         });
         continue;
       }
@@ -61,7 +57,7 @@ export class ExitCheckRunner {
             children: children.map((child) => ({ id: child.id, title: child.title, status: child.status })),
             signal,
             // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
-            services: { config: this.config, tools: this.gateway },
+            services: bound.services,
           }),
         );
       } catch (error) {

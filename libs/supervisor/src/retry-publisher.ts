@@ -1,9 +1,8 @@
 import { publishDue } from './publish-due';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry, type KindServices, type KindTool, type TaskKind } from '@vigil/kinds';
+import { KindBinder, type BoundKind, type KindTool } from '@vigil/kinds';
 import { TurnQueue } from '@vigil/queue';
-import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import {
   ControlSignals,
   RetryContext,
@@ -30,31 +29,22 @@ export class RetryPublisher {
   constructor(
     private readonly tasks: TaskRepository,
     private readonly contexts: TaskContextStore,
-    private readonly kinds: KindRegistry,
+    private readonly kinds: KindBinder,
     private readonly turns: TurnQueue,
     private readonly journal: WriteJournal,
     private readonly failures: FailureReporter,
     private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
-    @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
   ) {}
 
-  private get services(): KindServices {
-    return { config: this.config, tools: this.gateway };
-  }
-
   /** The kind's tools and the task's own (a mission's, from the catalog); none of the latter when they cannot be had. */
-  private async toolsOf(kind: TaskKind, task: TaskRecord): Promise<KindTool[]> {
-    if (!kind.toolsFor) return kind.tools;
+  private async toolsOf(bound: BoundKind, task: TaskRecord): Promise<KindTool[]> {
     try {
-      return [
-        ...kind.tools,
-        ...(await kind.toolsFor({ id: task.id, tenantId: task.tenantId, input: task.input }, this.services)),
-      ];
+      return await bound.tools();
     } catch (error) {
       // The next attempt reconciles its writes itself before writing (the journal still says intent).
       this.logger.warn(`task ${task.id}: its tools are not available to reconcile: ${String(error)}`);
-      return kind.tools;
+      return bound.kind.tools;
     }
   }
 
@@ -158,11 +148,11 @@ export class RetryPublisher {
     task: TaskRecord,
     context: TaskContext,
   ): Promise<{ key: string; found: boolean }[]> {
-    const kind = this.kinds.get(task.kind);
+    const bound = this.kinds.bind(task);
     const results: { key: string; found: boolean }[] = [];
     const unknown = [...context.journal].filter(([, entry]) => entry.state === 'intent' && entry.args);
     if (unknown.length === 0) return results;
-    const tools = await this.toolsOf(kind, task);
+    const tools = await this.toolsOf(bound, task);
     for (const [key, entry] of unknown) {
       if (!entry.args) continue;
       const tool = tools.find((candidate) => {
@@ -180,7 +170,7 @@ export class RetryPublisher {
           input: task.input,
           outputs: context.outputs,
           signal: AbortSignal.timeout(30_000),
-          services: this.services,
+          services: bound.services,
         });
         if (found !== null && found !== undefined) {
           const recorded = await this.journal.recordReconciled(

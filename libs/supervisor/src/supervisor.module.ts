@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
-import { KindsModule } from '@vigil/kinds';
+import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule } from '@vigil/queue';
 import { TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';

@@ -7,3 +7,6 @@ export * from './free-port';
 export * from './webhook-receiver';
 export * from './anthropic-fake';
 export * from './redis-cluster';
+export * from './kinds/fake-tool-gateway';
+export * from './kinds/kind-harness';
+export * from './kinds/kind-binder';

@@ -1,7 +1,10 @@
 import { loadConfig } from '@vigil/config';
-import { FakeToolGateway, missionKind, type MissionInput, type PlanStep } from '@vigil/kinds';
+import { FakeToolGateway } from '@vigil/testing';
+import { missionKind, type MissionInput } from '@vigil/builtin-kinds';
+import { BoundKind, type PlanStep, type TaskKind } from '@vigil/kinds';
 import type { Finding, ScriptedMisbehaviour, ScriptedTurn } from '@vigil/tasks';
 import type { GenerateRequest } from './model-provider';
+import { scriptedPlanOf } from './scripted-plan';
 import { ScriptedProvider } from './scripted.provider';
 
 const gateway = new FakeToolGateway([
@@ -20,11 +23,12 @@ const plan: ScriptedTurn[] = [
 ];
 
 async function missionPlan(): Promise<PlanStep[]> {
-  const tools = await missionKind.toolsFor!(
+  const bound = new BoundKind<unknown>(
+    missionKind as TaskKind,
     { id: 't', tenantId: 'acme', input },
     { config: loadConfig({}), tools: gateway },
   );
-  return missionKind.scriptedPlan!({ input, agent: { scripted: { plan } } }, tools);
+  return scriptedPlanOf(bound, { scripted: { plan } }, await bound.tools());
 }
 
 const request = (): GenerateRequest => ({

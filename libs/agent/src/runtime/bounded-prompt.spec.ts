@@ -1,5 +1,7 @@
 import { startSandbox, type RunningSandbox } from '@vigil/meta-sandbox';
-import { campaignBuildDemoInput, campaignBuildKind, noopKind, type TaskKind } from '@vigil/kinds';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
+import { campaignBuildKind, noopKind } from '@vigil/builtin-kinds';
+import { type TaskKind } from '@vigil/kinds';
 import { runPromptTask, type PromptRunResult } from './testing/prompt-run';
 
 /**

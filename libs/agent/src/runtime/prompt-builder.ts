@@ -104,7 +104,7 @@ export function buildPrompt(
 /** The plan's step keys, which let ranges span ad sets; none when the kind has no plan for the input. */
 function planKeysOf(kind: TaskKind, input: unknown): string[] | undefined {
   try {
-    return kind.plan(input).map((step) => step.key);
+    return kind.scriptedPlan?.(input).map((step) => step.key);
   } catch {
     return undefined;
   }

@@ -1,4 +1,5 @@
-import { noopKind, TaskKind } from '@vigil/kinds';
+import { noopKind } from '@vigil/builtin-kinds';
+import { TaskKind } from '@vigil/kinds';
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import { HeldContext, SliceContext, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';

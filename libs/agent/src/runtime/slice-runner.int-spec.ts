@@ -1,5 +1,4 @@
 import { Queue } from 'bullmq';
-import { FakeToolGateway, KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import {
   ControlSignals,
@@ -9,7 +8,7 @@ import {
   TaskRepository,
   WriteJournal,
 } from '@vigil/tasks';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { builtInKindBinder, FakeToolGateway, RedisTestContext, newNoopTask } from '@vigil/testing';
 import { ModelProviders } from '../models/model-providers';
 import { ActiveSlices } from './active-slices';
 import { CallWatchdog } from './call-watchdog';
@@ -39,7 +38,7 @@ describe('SliceRunner and held contexts', () => {
     held,
     recorder,
     new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-    new KindRegistry(),
+    builtInKindBinder(ctx.config, new FakeToolGateway([])),
     new TurnQueue([queue], ctx.keys),
     new WakeQueue([wakeQueue], ctx.keys),
     new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
@@ -50,7 +49,6 @@ describe('SliceRunner and held contexts', () => {
     new LoopLag(),
     ctx.config,
     'worker-under-test',
-    new FakeToolGateway([]),
   );
   afterAll(async () => {
     await queue.close();

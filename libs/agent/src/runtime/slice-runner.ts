@@ -1,10 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { providerOf, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { KindRegistry, KindServices, KindTool, PlanStep, TaskKind } from '@vigil/kinds';
+import { BoundKind, KindBinder, KindTool, PlanStep } from '@vigil/kinds';
 import { CODE_VERSION } from '@vigil/platform';
 import { TurnJob, TurnQueue, WakeQueue } from '@vigil/queue';
-import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import {
   ChildTaskRepository,
   FailureReason,
@@ -19,6 +18,7 @@ import {
   TaskStatus,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
+import { scriptedPlanOf } from '../models/scripted-plan';
 import { SpendMetrics } from '../models/spend-metrics';
 import { ModelProviders } from '../models/model-providers';
 import { ActiveSlices, DrainDeadlineError } from './active-slices';
@@ -59,7 +59,7 @@ export class SliceRunner {
     private readonly heldContexts: SliceContextCache,
     private readonly recorder: StepRecorder,
     private readonly executor: ToolExecutor,
-    private readonly kinds: KindRegistry,
+    private readonly kinds: KindBinder,
     private readonly turns: TurnQueue,
     private readonly wakeups: WakeQueue,
     private readonly providers: ModelProviders,
@@ -70,15 +70,10 @@ export class SliceRunner {
     private readonly loopLag: LoopLag,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject(WORKER_ID) private readonly workerId: string,
-    @Inject(TOOL_GATEWAY) private readonly gateway: ToolGateway,
     @Optional() private readonly spendMetrics?: SpendMetrics,
     @Optional() private readonly childTasks?: ChildTaskRepository,
     @Optional() @Inject(CHILD_TASKS) private readonly childStarter?: ChildTaskStarter,
   ) {}
-
-  private get services(): KindServices {
-    return { config: this.config, tools: this.gateway };
-  }
 
   /** True once this Worker is shutting down: new slice jobs go back to the queue for another. */
   get draining(): boolean {
@@ -106,8 +101,8 @@ export class SliceRunner {
     );
     heartbeat.start();
     try {
-      const kind: TaskKind = this.kinds.get(task.kind);
-      const tools = await resolveTaskTools(kind, task, this.services, controller.signal);
+      const bound = this.kinds.bind(task);
+      const tools = await resolveTaskTools(bound, controller.signal);
       if (typeof tools === 'string') {
         heartbeat.stop();
         await this.failTurn(task, job.attempt, 'tool_error', tools, RUNNING);
@@ -121,7 +116,7 @@ export class SliceRunner {
       // A parent resumed after its children: their results are part of its prompt.
       const childrenSummary =
         task.children && this.childTasks ? childrenSection(await this.childTasks.list(task.id)) : '';
-      const created = this.createSession(claimed, job, controller, heartbeat, kind, tools, childrenSummary);
+      const created = this.createSession(claimed, job, controller, heartbeat, bound, tools, childrenSummary);
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
@@ -212,7 +207,7 @@ export class SliceRunner {
     job: TurnJob,
     controller: AbortController,
     heartbeat: HeartbeatTimer,
-    kind: TaskKind,
+    bound: BoundKind,
     tools: KindTool[],
     childrenSummary: string,
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
@@ -222,10 +217,7 @@ export class SliceRunner {
     // slice. Reused only with a context that was still current: that proves it is the same task
     // (an id can come back with another input after Redis lost it, via a replayed Idempotency-Key).
     const plan: { current?: PlanStep[] } = { current: claimed.held?.plan };
-    const planOf = () =>
-      kind.scriptedPlan
-        ? kind.scriptedPlan({ input: task.input, agent: task.agent }, tools)
-        : kind.plan(task.input);
+    const planOf = () => scriptedPlanOf(bound, task.agent, tools);
     const provider = this.providers.create(task.model, {
       plan: () => (plan.current ??= deepFreeze(planOf())),
       doneSteps: context.doneSteps,
@@ -235,9 +227,9 @@ export class SliceRunner {
     });
     const session = new SliceSession({
       task,
-      kind,
+      kind: bound.kind,
       tools,
-      services: this.services,
+      services: bound.services,
       onToolProgress: progressHeartbeat(heartbeat, () =>
         this.tasks
           .heartbeat(task.id, job.attempt, { loopLagMs: this.loopLag.sample() }, false)

@@ -1,5 +1,11 @@
 import { providerOf, type VigilConfig } from '@vigil/config';
-import type { KindServices, KindTool, TaskKind, ToolContext } from '@vigil/kinds';
+import {
+  startsChildren,
+  type KindServices,
+  type KindTool,
+  type TaskKind,
+  type ToolContext,
+} from '@vigil/kinds';
 import {
   RECENT_ACTIONS,
   type ActionRecord,
@@ -211,9 +217,9 @@ export class SliceSession {
     return { end: 'next_slice' };
   }
 
-  /** Child missions are a mission's, and only where the runtime can create them. */
+  /** Children are started by a kind that declares it may (`capabilities.startsChildren`), and only where the runtime can create them. */
   private offersSubtasks(): boolean {
-    return this.deps.children !== undefined && this.deps.task.kind === 'mission';
+    return this.deps.children !== undefined && startsChildren(this.deps.kind);
   }
 
   /** The call in flight right now, as the heartbeat reports it. */

@@ -1,4 +1,5 @@
-import { noopKind, type TaskKind } from '@vigil/kinds';
+import { noopKind } from '@vigil/builtin-kinds';
+import { type TaskKind } from '@vigil/kinds';
 import type { TaskRecord } from '@vigil/tasks';
 import { toAnthropicMessages } from '../models/anthropic.provider';
 import { buildPrompt } from './prompt-builder';

@@ -1,5 +1,4 @@
-import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
-import type { TaskRecord } from '@vigil/tasks';
+import type { BoundKind, KindTool } from '@vigil/kinds';
 import type { HeartbeatTimer } from './heartbeat-timer';
 
 /** A tool's progress reports beat at most this often (each is a Redis write). */
@@ -11,16 +10,9 @@ export const PROGRESS_BEAT_MS = 1000;
  * checked again and a restarted server is picked up. When they cannot be had, why (the slice then
  * fails its turn, saying so); an abort of the slice is rethrown.
  */
-export async function resolveTaskTools(
-  kind: TaskKind,
-  task: TaskRecord,
-  services: KindServices,
-  signal: AbortSignal,
-): Promise<KindTool[] | string> {
-  if (!kind.toolsFor) return kind.tools;
+export async function resolveTaskTools(bound: BoundKind, signal: AbortSignal): Promise<KindTool[] | string> {
   try {
-    const own = await kind.toolsFor({ id: task.id, tenantId: task.tenantId, input: task.input }, services);
-    return [...kind.tools, ...own];
+    return await bound.tools();
   } catch (error) {
     signal.throwIfAborted();
     return `the task's tools are not available: ${error instanceof Error ? error.message : String(error)}`;

@@ -1,5 +1,6 @@
-import { FakeToolGateway, noopKind, TaskKind } from '@vigil/kinds';
-import type { RedisTestContext } from '@vigil/testing';
+import { noopKind } from '@vigil/builtin-kinds';
+import { kindServices, type TaskKind } from '@vigil/kinds';
+import { FakeToolGateway, type RedisTestContext } from '@vigil/testing';
 import {
   SpendLedger,
   WriteJournal,
@@ -30,7 +31,7 @@ export function modelSession(
     ...slice,
     kind: noopKind as TaskKind,
     tools: noopKind.tools as TaskKind['tools'],
-    services: { config: ctx.config, tools: new FakeToolGateway([]) },
+    services: kindServices(ctx.config, new FakeToolGateway([])),
     attempt: 1,
     slice: 1,
     signal: new AbortController().signal,

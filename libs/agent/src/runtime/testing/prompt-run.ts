@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { loadConfig } from '@vigil/config';
-import { FakeToolGateway, type TaskKind } from '@vigil/kinds';
+import { FakeToolGateway } from '@vigil/testing';
+import { kindServices, type TaskKind } from '@vigil/kinds';
 import type {
   JournalEntry,
   RecordedStep,
@@ -74,7 +75,7 @@ export interface PromptRunResult {
 export async function runPromptTask(options: PromptRunOptions): Promise<PromptRunResult> {
   const style = options.style ?? 'bounded';
   const { kind, input } = options;
-  const plan = kind.plan(input);
+  const plan = kind.scriptedPlan?.(input) ?? [];
   const next: NextToolCall =
     options.next ??
     ((call) =>
@@ -153,7 +154,7 @@ export async function runPromptTask(options: PromptRunOptions): Promise<PromptRu
         task,
         kind,
         tools: kind.tools,
-        services: { config, tools: new FakeToolGateway([]) },
+        services: kindServices(config, new FakeToolGateway([])),
         attempt: 1,
         slice: slices,
         context,
