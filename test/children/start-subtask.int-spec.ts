@@ -2,8 +2,14 @@ import { Queue } from 'bullmq';
 import { CreateTaskUseCase, StartChildTaskUseCase } from '@vigil/control';
 import { KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue } from '@vigil/queue';
-import { ChildTaskRepository, InvalidTaskInputError, subtaskStepKey, TaskRepository } from '@vigil/tasks';
-import { RedisTestContext } from '@vigil/testing';
+import {
+  ChildTaskRepository,
+  InvalidTaskInputError,
+  redisTaskLifecycle,
+  subtaskStepKey,
+  TaskRepository,
+} from '@vigil/tasks';
+import { RecordingWakeups, RedisTestContext } from '@vigil/testing';
 import { FakeCatalog } from '../mission-runtime/fake-catalog';
 
 /**
@@ -30,7 +36,19 @@ describe('starting child missions', () => {
   );
   const turns = new TurnQueue(queues, ctx.keys);
   const catalog = new FakeCatalog();
-  const create = new CreateTaskUseCase(tasks, new KindRegistry(), turns, config, catalog.gateway, children);
+  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
+    slices: turns,
+    wakeups: new RecordingWakeups(),
+  });
+  const create = new CreateTaskUseCase(
+    tasks,
+    new KindRegistry(),
+    turns,
+    config,
+    catalog.gateway,
+    children,
+    lifecycle,
+  );
   const start = new StartChildTaskUseCase(create);
   afterAll(async () => {
     await Promise.all(queues.map((queue) => queue.close()));

@@ -18,6 +18,7 @@ import {
   ChildTaskRepository,
   ControlSignals,
   InvalidTaskInputError,
+  redisTaskLifecycle,
   SpendLedger,
   StepRecorder,
   TaskContextStore,
@@ -27,7 +28,7 @@ import {
   type JournalEntry,
   type ScriptedTurn,
 } from '@vigil/tasks';
-import { RedisTestContext } from '@vigil/testing';
+import { RedisTestContext, TEST_CLAIM } from '@vigil/testing';
 import { FakeCatalog } from './fake-catalog';
 
 /**
@@ -51,6 +52,10 @@ describe('missions on the runtime', () => {
   const turnQueue = new Queue(ctx.keys.turnQueueName(0), queueOptions);
   const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
   const turns = new TurnQueue([turnQueue], ctx.keys);
+  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
+    slices: turns,
+    wakeups: new WakeQueue([wakeQueue], ctx.keys),
+  });
   const kinds = new KindRegistry();
   afterAll(async () => {
     await turnQueue.close();
@@ -62,13 +67,12 @@ describe('missions on the runtime', () => {
     const ledger = new SpendLedger(ctx.redis, ctx.keys);
     const runner = new SliceRunner(
       tasks,
+      lifecycle,
       contexts,
       new SliceContextCache(config),
       new StepRecorder(ctx.redis, ctx.keys, config),
       new ToolExecutor(journal),
       kinds,
-      turns,
-      new WakeQueue([wakeQueue], ctx.keys),
       new ModelProviders(config),
       new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
       new GlobalSpendGate(ledger, config),
@@ -89,17 +93,16 @@ describe('missions on the runtime', () => {
         config,
         catalog.gateway,
         new ChildTaskRepository(ctx.redis, ctx.keys, config),
+        lifecycle,
       ),
-      input: new ProvideInputUseCase(tasks, turns, journal),
+      input: new ProvideInputUseCase(tasks, lifecycle, journal),
       checks,
       retries: new RetryPublisher(
-        tasks,
+        lifecycle,
         contexts,
         kinds,
-        turns,
         journal,
         new FailureReporter(contexts, checks),
-        new ControlSignals(ctx.redis, ctx.keys),
         config,
         catalog.gateway,
       ),
@@ -275,7 +278,7 @@ describe('missions on the runtime', () => {
       ),
     );
     // Attempt 1 journalled the intent and its call reached the notes server; then its Worker died.
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const [tool] = await kinds.get('mission').toolsFor!(
       { id: task.id, tenantId: 'acme', input: task.input },
       { config, tools: catalog.gateway },
@@ -290,9 +293,10 @@ describe('missions on the runtime', () => {
       signal: new AbortController().signal,
       services: { config, tools: catalog.gateway },
     });
-    await tasks.transition((await tasks.get(task.id))!, 'retrying', {
-      attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'crashed', detail: 'worker gone' },
+    await lifecycle.recover((await tasks.get(task.id))!, {
+      reason: 'crashed',
+      detail: 'worker gone',
+      lease: { owner: 'watcher-test', expiresAt: Date.now() + 60_000 },
     });
     const retrying = (await tasks.get(task.id))!;
     expect(await retries.publish(retrying, { owner: 'watcher-test', expiresAt: Date.now() + 60_000 })).toBe(

@@ -11,6 +11,7 @@ import {
   InvalidTaskInputError,
   TaskNotActiveError,
   TaskRecord,
+  TaskLifecycle,
   TaskRepository,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
@@ -54,6 +55,7 @@ export class CreateTaskUseCase {
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
     private readonly children: ChildTaskRepository,
+    private readonly lifecycle: TaskLifecycle,
   ) {}
 
   async execute(
@@ -114,9 +116,7 @@ export class CreateTaskUseCase {
     if (parent) {
       const registration = await this.children.register(parent.id, task.id);
       if (!registration.registered) {
-        await this.tasks
-          .transition(task, 'cancelled', { eventData: { by: 'parent' } })
-          .catch(() => undefined);
+        await this.lifecycle.cancelChild(task, { onlyQueued: false }).catch(() => undefined);
         throw new TaskNotActiveError(parent.id, 'cancelled');
       }
       // A held child is published when a place frees (transition-task.lua); the sweep is the backstop.

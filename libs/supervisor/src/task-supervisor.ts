@@ -3,13 +3,12 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
 import { TurnQueue } from '@vigil/queue';
-import { publishDue } from './publish-due';
 import {
   ChildTaskRepository,
   ControlSignals,
-  FailureReason,
   IllegalTransitionError,
   StaleAttemptError,
+  TaskLifecycle,
   TaskRecord,
   TaskRepository,
   TERMINAL_STATUSES,
@@ -51,6 +50,7 @@ export class TaskSupervisor {
 
   constructor(
     private readonly tasks: TaskRepository,
+    private readonly lifecycle: TaskLifecycle,
     private readonly leases: LeaseService,
     private readonly retries: RetryPublisher,
     private readonly checks: ExitCheckRunner,
@@ -106,7 +106,7 @@ export class TaskSupervisor {
     if (clock) {
       // Only the active-time limit overrides whatever the task is doing; an unanswered question
       // fails only a task still waiting for its answer.
-      await this.retries.fail(task, 'limit', clock.detail, lease, clock.anyStatus);
+      await this.retries.failForLimit(task, clock.detail, lease, clock.clock);
       return 'failed';
     }
     if (suspicion === 'expired') await this.rescheduleClock(task, now);
@@ -134,13 +134,16 @@ export class TaskSupervisor {
    * The task's clock ran out: active time used up (paused and waiting time do not count), or a
    * question to a person unanswered for HUMAN_WAIT_TIMEOUT_MS. A paused task has no clock.
    */
-  private clockRanOut(task: TaskRecord, now: number): { detail: string; anyStatus: boolean } | undefined {
+  private clockRanOut(
+    task: TaskRecord,
+    now: number,
+  ): { detail: string; clock: 'active_time' | 'human_wait' } | undefined {
     if (task.status === 'waiting_on_human') {
       if (task.humanDeadlineAt === null || task.humanDeadlineAt > now) return undefined;
       const waited = Math.round(this.config.humanWaitTimeoutMs / 60_000);
       return {
         detail: `the question "${task.humanQuestion ?? ''}" went unanswered for ${waited} min (HUMAN_WAIT_TIMEOUT_MS)`,
-        anyStatus: false,
+        clock: 'human_wait',
       };
     }
     if (task.activeSince === null) return undefined;
@@ -148,7 +151,7 @@ export class TaskSupervisor {
     if (active < this.config.taskMaxDurationMs) return undefined;
     return {
       detail: `TASK_MAX_DURATION_MS (${this.config.taskMaxDurationMs} ms of active time) reached`,
-      anyStatus: true,
+      clock: 'active_time',
     };
   }
 
@@ -223,22 +226,13 @@ export class TaskSupervisor {
 
   private async recover(
     task: TaskRecord,
-    reason: FailureReason,
+    reason: 'crashed' | 'frozen',
     detail: string,
     lease: Lease,
     now: number,
   ): Promise<Decision> {
     this.recoveries.inc({ reason });
-    await this.tasks.transition(task, 'retrying', {
-      attempt: task.attempt,
-      from: ['running', 'waiting_on_tool'],
-      failedAttempt: { model: task.model, reason, detail },
-      fields: { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt },
-      deadlineMs: now,
-      eventData: { turnFailed: reason, detail },
-    });
-    // Abort the old slice if its Worker is still alive somewhere (a hang): fencing already shuts it out.
-    await this.signals.publish({ taskId: task.id, action: 'stop', attempt: task.attempt });
+    await this.lifecycle.recover(task, { reason, detail, lease, now });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
     return (await this.retries.publish(next, lease)) === 'published' ? 'recovered' : 'failed';
@@ -251,7 +245,7 @@ export class TaskSupervisor {
       if (await this.children.isUnregistered(task)) {
         const registration = await this.children.register(task.parentId, task.id, now);
         if (!registration.registered) {
-          await this.tasks.transition(task, 'cancelled', { from: ['queued'], eventData: { by: 'parent' } });
+          await this.lifecycle.cancelChild(task, { onlyQueued: true });
           return 'nothing';
         }
       }
@@ -283,40 +277,12 @@ export class TaskSupervisor {
       return 'verification_pending';
     }
     const verification = { passed: run.passed, checks: run.checks, at: now };
-    const owner = { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt };
     if (run.passed) {
-      const completed = await this.tasks.transition(task, 'completed', {
-        attempt: task.attempt,
-        from: ['verifying'],
-        fields: {
-          verification,
-          result: { summary: task.claim?.summary ?? '', checks: run.checks, findings: run.findings },
-          ...owner,
-        },
-        eventData: {
-          checks: run.checks.map((c) => ({ check: c.check, expected: c.expected, actual: c.actual })),
-        },
-      });
-      // A child's end may free a place or queue its parent: published now rather than at the next sweep.
-      await publishDue(this.turns, completed.due);
+      await this.lifecycle.complete(task, { verification, findings: run.findings, lease });
       return 'completed';
     }
-    const missing = run.checks.filter((check) => !check.passed);
     this.recoveries.inc({ reason: 'failed_verification' });
-    await this.tasks.transition(task, 'retrying', {
-      attempt: task.attempt,
-      from: ['verifying'],
-      failedAttempt: {
-        model: task.model,
-        reason: 'failed_verification',
-        detail: missing
-          .map((c) => `${c.check}: ${c.detail ?? `expected ${JSON.stringify(c.expected)}`}`)
-          .join('; '),
-      },
-      fields: { verification, ...owner },
-      deadlineMs: now,
-      eventData: { turnFailed: 'failed_verification', failedChecks: missing.map((c) => c.check) },
-    });
+    await this.lifecycle.failVerification(task, { verification, lease, now });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
     return (await this.retries.publish(next, lease, run)) === 'published' ? 'recovered' : 'failed';

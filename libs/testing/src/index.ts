@@ -7,3 +7,4 @@ export * from './free-port';
 export * from './webhook-receiver';
 export * from './anthropic-fake';
 export * from './redis-cluster';
+export * from './lifecycle-fakes';

@@ -3,6 +3,7 @@ import { FakeToolGateway, KindRegistry } from '@vigil/kinds';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import {
   ControlSignals,
+  redisTaskLifecycle,
   SpendLedger,
   StepRecorder,
   TaskContextStore,
@@ -35,13 +36,15 @@ describe('SliceRunner and held contexts', () => {
   const held = new SliceContextCache(ctx.config);
   const runner = new SliceRunner(
     tasks,
+    redisTaskLifecycle(ctx.redis, ctx.keys, ctx.config, {
+      slices: new TurnQueue([queue], ctx.keys),
+      wakeups: new WakeQueue([wakeQueue], ctx.keys),
+    }),
     new TaskContextStore(ctx.redis, ctx.keys),
     held,
     recorder,
     new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
     new KindRegistry(),
-    new TurnQueue([queue], ctx.keys),
-    new WakeQueue([wakeQueue], ctx.keys),
     new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
     new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), ctx.config),
     new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
