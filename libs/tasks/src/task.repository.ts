@@ -8,6 +8,7 @@ import { TaskScripts } from './scripts/task-scripts';
 import { decodeTask, encodeNewTask } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
 import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from './task-status';
+import type { HeartbeatProgress } from './task-event-data';
 import type { InFlightCall, NewTask, TaskRecord } from './task.types';
 
 export interface Progress {
@@ -101,7 +102,8 @@ export class TaskRepository {
     now = Date.now(),
   ): Promise<void> {
     const shard = this.keys.shardOf(taskId);
-    const fields: Record<string, string> = {};
+    // The task.progress event's data too (task-event-data.ts).
+    const fields: HeartbeatProgress = {};
     if (progress.currentStep !== undefined) fields.currentStep = progress.currentStep;
     if (progress.completedUnits !== undefined) fields.completedUnits = String(progress.completedUnits);
     if (progress.totalUnits !== undefined) fields.totalUnits = String(progress.totalUnits);
