@@ -4,7 +4,7 @@ import type { UserMessage } from '../messages/user-message';
 /** A progress update carries the message it announced (claim-update.lua); the frame shows it once. */
 function splitMessage(event: TaskEvent): { data: object; carried?: UserMessage } {
   if (event.type !== 'task.progress' || !('message' in event.data)) return { data: event.data };
-  const { data, carried } = splitMessage(event);
+  const { message: carried, ...data } = event.data;
   return { data, carried };
 }
 
