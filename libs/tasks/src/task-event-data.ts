@@ -1,3 +1,4 @@
+import type { Finding } from './history/finding';
 import type { UserMessage } from './history/user-message';
 import type { CheckResult, FailureReason, StructuredFailure } from './task.types';
 
@@ -77,8 +78,8 @@ export interface TaskEventDataMap {
   'task.created': NoData;
   'task.started': NoData;
   'task.slice_started': NoData;
-  /** A finding as record-step.lua stores it. */
-  'task.finding': Record<string, unknown>;
+  /** A finding as the step that recorded it stored it (`record_finding`). */
+  'task.finding': Finding;
   'task.progress': ProgressData;
   /** A `message_user` call: the agent's own words. */
   'task.message': { kind: 'agent'; text: string };

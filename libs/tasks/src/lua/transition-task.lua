@@ -1,9 +1,10 @@
 --[[
-  The one writer path for a task's status, called only by the task lifecycle
-  (libs/tasks/src/lifecycle, docs/ARCHITECTURE.md "The task lifecycle"). Atomically: re-reads the stored status and attempt,
-  rejects stale attempts (fencing) and transitions the table does not allow (terminal states are
-  never left), then writes the status with its fields, bumps updatedAt, keeps the task's active
-  clock, maintains every index and appends the matching event to the shard's stream.
+  The one writer path for a task's status, called only by the task lifecycle (libs/tasks/src/
+  lifecycle, docs/ARCHITECTURE.md "The task lifecycle") with the operation it performs. Atomically:
+  re-reads the stored status and attempt, rejects stale attempts (fencing) and transitions the
+  table does not allow (terminal states are never left), then writes the status with its fields,
+  bumps updatedAt, keeps the task's active clock, maintains every index and appends the matching
+  event to the shard's stream.
 
   The active clock: time in clocked states (isClocked) adds up in activeMs; paused and
   waiting-for-a-person time does not. The expiry index holds when the task's clock runs out: for
@@ -97,10 +98,11 @@ local function allowed(from, to)
   return string.find(ALLOWED, ' ' .. from .. '>' .. to .. ' ', 1, true) ~= nil
 end
 -- Each operation's target, and the statusReasons an operation may set, searched the same way.
-local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verifying ask_person>waiting_on_human'
-  .. ' await_children>waiting_on_tool pause_for_money>paused fail_attempt>retrying recover>retrying'
-  .. ' fail_verification>retrying complete>completed requeue_for_retry>queued fail>failed stop>cancelled'
-  .. ' cancel_child>cancelled pause>paused archive>paused resume>queued answer>queued '
+local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verifying'
+  .. ' ask_person>waiting_on_human await_children>waiting_on_tool pause_for_money>paused'
+  .. ' fail_attempt>retrying recover>retrying fail_verification>retrying complete>completed'
+  .. ' requeue_for_retry>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
+  .. ' archive>paused resume>queued answer>queued '
 local REASONS = ' ask_person:human_input ask_person:unresolved_write await_children:children'
   .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived '
 local function fits(operation, to, reason)
