@@ -2,7 +2,7 @@ import { ChildKeys, ChildTaskRepository, TaskRepository } from '@vigil/tasks';
 import { BenchContext } from './lib/context';
 import type { Bench, BenchResults } from './lib/result';
 import { median, percentile, round, timed } from './lib/stats';
-import { noopTask } from './lib/tasks';
+import { BENCH_CLAIM, benchLifecycle, noopTask } from './lib/tasks';
 
 const CONCURRENT = 100;
 
@@ -19,6 +19,7 @@ export const runChildrenBench: Bench = async ({ quick, log }) => {
     const connection = ctx.connect();
     const tasks = new TaskRepository(connection, ctx.keys, ctx.config);
     const children = new ChildTaskRepository(connection, ctx.keys, ctx.config);
+    const lifecycle = benchLifecycle(connection, ctx.keys, ctx.config);
     const childKeys = new ChildKeys(ctx.keys);
     const rounds = quick ? 3 : 10;
     const registerMs: number[] = [];
@@ -28,7 +29,7 @@ export const runChildrenBench: Bench = async ({ quick, log }) => {
     let maxRunning = 0;
     for (let r = 0; r < rounds; r++) {
       const { task: parent } = await tasks.create(`bench-parent-${r}`, noopTask(1));
-      await tasks.transition(parent, 'running', { attempt: 1 });
+      await lifecycle.claimSlice(parent, { attempt: 1, ...BENCH_CLAIM });
       const ids = Array.from({ length: CONCURRENT }, (_, i) => children.childId(parent.id, `subtask:${i}`));
       await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(1), parentId: parent.id })));
       const { ms, result } = await timed(() =>
@@ -44,14 +45,12 @@ export const runChildrenBench: Bench = async ({ quick, log }) => {
       registerMs.push(ms);
       registered += result.filter((registration) => registration.registered).length;
       maxRunning = Math.max(maxRunning, await connection.scard(childKeys.running(parent.id)));
-      await tasks.transition(parent, 'waiting_on_tool', { attempt: 1, fields: { statusReason: 'children' } });
+      await lifecycle.awaitChildren(parent, { attempt: 1, slice: 1 });
       const drain = await timed(async () => {
         for (;;) {
           const running = await connection.smembers(childKeys.running(parent.id));
           if (running.length === 0) break;
-          await Promise.all(
-            running.map((id) => tasks.transition({ id, tenantId: parent.tenantId }, 'cancelled')),
-          );
+          await Promise.all(running.map((id) => lifecycle.stop({ id, tenantId: parent.tenantId })));
           maxRunning = Math.max(maxRunning, await connection.scard(childKeys.running(parent.id)));
         }
       });

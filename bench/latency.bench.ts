@@ -4,7 +4,7 @@ import { BenchContext } from './lib/context';
 import { startApp } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { percentile, round, sleep } from './lib/stats';
-import { noopTask, turnQueue } from './lib/tasks';
+import { benchLifecycle, noopTask, turnQueue } from './lib/tasks';
 
 /** DESIGN's defaults: heartbeat 30 s, stale after 120 s, a sweep a minute (liveness every 1 s). */
 const DEFAULT_TIMINGS = {
@@ -105,7 +105,9 @@ export const runLatencyBench: Bench = async ({ quick, distDir, log }) => {
       }
       crashLatencies.push(Date.now() - killedAt);
       const task = (await tasks.get(id))!;
-      await tasks.transition(task, 'cancelled').catch(() => undefined);
+      await benchLifecycle(ctx.redis, ctx.keys, ctx.config)
+        .stop(task)
+        .catch(() => undefined);
       victim = next;
     }
     log(`latency: crash → first resumed step ${crashLatencies.join(', ')} ms`);

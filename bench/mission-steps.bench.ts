@@ -12,7 +12,7 @@ import { BenchContext } from './lib/context';
 import { ROOT } from './lib/dist';
 import type { Bench, BenchResults } from './lib/result';
 import { RoundTripCounter } from './lib/round-trips';
-import { BENCH_TENANT } from './lib/tasks';
+import { BENCH_CLAIM, BENCH_TENANT, benchLifecycle } from './lib/tasks';
 
 const SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
 const OPS = 2;
@@ -76,7 +76,7 @@ export const runMissionStepsBench: Bench = async ({ quick }) => {
     const executor = new ToolExecutor(new WriteJournal(connection, ctx.keys, scripts));
     const input: MissionInput = { goal: 'Remember every object the bench makes.', tools: [READ, WRITE] };
     const { task } = await tasks.create('mission-steps-1', missionTask(input));
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await benchLifecycle(connection, ctx.keys, ctx.config).claimSlice(task, { attempt: 1, ...BENCH_CLAIM });
 
     const services = { config: ctx.config, tools: gateway };
     const signal = new AbortController().signal;

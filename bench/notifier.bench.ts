@@ -181,7 +181,7 @@ async function webhookThroughput(redis: Redis, keys: RedisKeys, base: VigilConfi
     const pipeline = redis.pipeline();
     for (let i = 0; i < messages; i++) {
       const target = tasks[i % tasks.length];
-      const data = { kind: 'agent', text: `message ${i}` };
+      const data = { kind: 'agent' as const, text: `message ${i}` };
       const fields = {
         type: 'task.message' as const,
         taskId: target.id,

@@ -1,10 +1,10 @@
-import { ControlSignals, TaskRepository } from '@vigil/tasks';
+import { ControlSignals, TaskRepository, type TaskLifecycle } from '@vigil/tasks';
 import type { AppProcess } from '@vigil/testing';
 import { BenchContext } from './lib/context';
 import { startApp } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { percentile, round, sleep } from './lib/stats';
-import { noopTask, turnQueue } from './lib/tasks';
+import { benchLifecycle, noopTask, turnQueue } from './lib/tasks';
 
 const TIMINGS = { HEARTBEAT_INTERVAL_MS: '200', STALE_AFTER_MS: '2000', WATCHER_INTERVAL_MS: '250' };
 const BOUND_MS = Number(TIMINGS.STALE_AFTER_MS) + Number(TIMINGS.WATCHER_INTERVAL_MS);
@@ -23,6 +23,7 @@ interface Trial {
 
 class RecoveryRig {
   readonly tasks: TaskRepository;
+  private readonly lifecycle: TaskLifecycle;
   readonly signals: ControlSignals;
   private readonly queue;
   private created = 0;
@@ -32,6 +33,7 @@ class RecoveryRig {
     private readonly dist: string,
   ) {
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    this.lifecycle = benchLifecycle(ctx.redis, ctx.keys, ctx.config);
     this.signals = new ControlSignals(ctx.redis, ctx.keys);
     this.queue = turnQueue(ctx);
   }
@@ -115,7 +117,7 @@ class RecoveryRig {
     for (const trial of trials) {
       const task = await this.tasks.get(trial.id);
       reasons.push(task?.retryHistory[0]?.reason ?? 'none');
-      if (task) await this.tasks.transition(task, 'cancelled').catch(() => undefined);
+      if (task) await this.lifecycle.stop(task).catch(() => undefined);
       await this.signals.publish({ taskId: trial.id, action: 'stop' });
     }
     return reasons;

@@ -3,7 +3,7 @@ import { CommandMeasurement, measureCommands, noiseNote } from './lib/commandsta
 import { BenchContext } from './lib/context';
 import type { Bench, BenchResults } from './lib/result';
 import { RoundTripCounter } from './lib/round-trips';
-import { noopTask } from './lib/tasks';
+import { BENCH_CLAIM, benchLifecycle, noopTask } from './lib/tasks';
 
 const OPS = 2;
 const WINDOWS = 30;
@@ -25,7 +25,7 @@ export const runStepsBench: Bench = async () => {
     const recorder = new StepRecorder(connection, ctx.keys, ctx.config, scripts);
     const journal = new WriteJournal(connection, ctx.keys, scripts);
     const { task } = await tasks.create('steps-1', noopTask(100_000));
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await benchLifecycle(connection, ctx.keys, ctx.config).claimSlice(task, { attempt: 1, ...BENCH_CLAIM });
 
     const readStep = async (i: number) => {
       const startedAt = Date.now();

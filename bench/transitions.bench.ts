@@ -4,7 +4,7 @@ import { BenchContext } from './lib/context';
 import type { Bench, BenchResults } from './lib/result';
 import { RoundTripCounter } from './lib/round-trips';
 import { median, round, timed } from './lib/stats';
-import { Flipper, noopTask } from './lib/tasks';
+import { BENCH_CLAIM, benchLifecycle, Flipper, noopTask } from './lib/tasks';
 
 /** Runs `total` operations with `inFlight` of them outstanding at a time; returns elapsed ms. */
 async function drive(
@@ -37,13 +37,14 @@ export const runTransitionsBench: Bench = async ({ quick, log }) => {
     const connection = ctx.connect();
     const counter = new RoundTripCounter(connection);
     const repo = new TaskRepository(connection, ctx.keys, ctx.config);
+    const lifecycle = benchLifecycle(connection, ctx.keys, ctx.config);
     const scratch = `${ctx.keys.shardBase(0)}:scratch`;
     const lanes = 64;
     const flippers: Flipper[] = [];
     for (let lane = 0; lane < lanes; lane++) {
       const { task } = await repo.create(`tr-${lane}`, noopTask(1));
-      await repo.transition(task, 'running', { attempt: 1 });
-      flippers.push(new Flipper(repo, task));
+      await lifecycle.claimSlice(task, { attempt: 1, ...BENCH_CLAIM });
+      flippers.push(new Flipper(lifecycle, task));
     }
     const lua = (lane: number) => flippers[lane].flip();
     const hset = (lane: number) => connection.hset(scratch, `f${lane}`, lane);

@@ -1,6 +1,15 @@
 import { Queue } from 'bullmq';
 import { bullConnection, TurnQueue } from '@vigil/queue';
-import type { NewTask, TaskRecord, TaskRepository, TaskStatus } from '@vigil/tasks';
+import type { Redis } from 'ioredis';
+import type { VigilConfig } from '@vigil/config';
+import type { RedisKeys } from '@vigil/redis';
+import {
+  redisTaskLifecycle,
+  type NewTask,
+  type TaskLifecycle,
+  type TaskRecord,
+  type TaskStatus,
+} from '@vigil/tasks';
 import type { BenchContext } from './context';
 
 export const BENCH_TENANT = 'bench';
@@ -40,18 +49,32 @@ export function turnQueue(ctx: BenchContext): { turns: TurnQueue; close: () => P
   };
 }
 
-/** Alternates one task between `running` and `queued` through transitionTask, as slices do. */
+/** The task lifecycle on a bench connection; its follow-ups go nowhere (a bench drives the queues itself). */
+export function benchLifecycle(redis: Redis, keys: RedisKeys, config: VigilConfig): TaskLifecycle {
+  const nowhere = { publish: async () => undefined, republish: async () => undefined };
+  return redisTaskLifecycle(redis, keys, config, { slices: nowhere, wakeups: nowhere });
+}
+
+/** What a bench Worker claims its slices as. */
+export const BENCH_CLAIM = { workerId: 'bench', provider: 'scripted', codeVersion: 'bench' } as const;
+
+/** Alternates one task between `running` and `queued` as slices do: a claim, then a hand-off. */
 export class Flipper {
   private status: TaskStatus = 'running';
+  private slice = 1;
 
   constructor(
-    private readonly repo: TaskRepository,
+    private readonly lifecycle: TaskLifecycle,
     readonly task: Pick<TaskRecord, 'id' | 'tenantId'>,
   ) {}
 
   async flip(): Promise<void> {
-    const to: TaskStatus = this.status === 'running' ? 'queued' : 'running';
-    await this.repo.transition(this.task, to, { attempt: 1, from: [this.status] });
-    this.status = to;
+    if (this.status === 'running') {
+      await this.lifecycle.handOffSlice(this.task, { attempt: 1, slice: this.slice++ });
+      this.status = 'queued';
+    } else {
+      await this.lifecycle.claimSlice(this.task, { attempt: 1, ...BENCH_CLAIM });
+      this.status = 'running';
+    }
   }
 }

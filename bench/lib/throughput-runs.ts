@@ -7,7 +7,7 @@ import { BenchContext } from './context';
 import type { LineChild } from './line-child';
 import { cpuMs, mainThreadCpuMs, startApp, vmRssKiB } from './processes';
 import { sleep } from './stats';
-import { noopTask, turnQueue } from './tasks';
+import { benchLifecycle, noopTask, turnQueue } from './tasks';
 
 /** The throughput bench's runs: Vigil's worker, the bare BullMQ worker, and the memory hold. */
 export const TASKS = 200;
@@ -151,7 +151,10 @@ export async function holdRss(ctx: BenchContext, worker: AppProcess, seconds: nu
   } finally {
     for (const id of ids) {
       const task = await tasks.get(id);
-      if (task) await tasks.transition(task, 'cancelled').catch(() => undefined);
+      if (task)
+        await benchLifecycle(ctx.redis, ctx.keys, ctx.config)
+          .stop(task)
+          .catch(() => undefined);
       await signals.publish({ taskId: id, action: 'stop' });
     }
     await close();

@@ -4,7 +4,7 @@ import { Queue } from 'bullmq';
 import { PlatformModule } from '@vigil/platform';
 import { bullConnection } from '@vigil/queue';
 import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { ChildTaskRepository, TaskRepository } from '@vigil/tasks';
 
 /**
@@ -43,18 +43,14 @@ describe('the Watcher and child tasks', () => {
   it('leaves a parent waiting on children alone: never stale, never recovered, held children unpublished', async () => {
     const long = Date.now() - 600_000;
     const { task: parent } = await tasks.create('parent-waits', newNoopTask(), '', long);
-    await tasks.transition(parent, 'running', { attempt: 1, fields: { workerId: 'gone-worker' } }, long);
+    const { lifecycle } = redisLifecycle(ctx);
+    await lifecycle.claimSlice(parent, { attempt: 1, ...TEST_CLAIM, workerId: 'gone-worker', now: long });
     const ids = ['a', 'b'].map((step) => children.childId(parent.id, step));
     for (const id of ids) await tasks.create(id, newNoopTask({ parentId: parent.id }), '', long);
     const placements = [];
     for (const id of ids) placements.push(await children.register(parent.id, id, long));
     expect(placements.map((p) => p.registered && p.placement)).toEqual(['running', 'queued']);
-    await tasks.transition(
-      parent,
-      'waiting_on_tool',
-      { attempt: 1, fields: { statusReason: 'children' } },
-      long,
-    );
+    await lifecycle.awaitChildren(parent, { attempt: 1, slice: 1, now: long });
 
     const supervisor = app.get(TaskSupervisor);
     for (const suspicion of ['deadline', 'worker_gone', 'hung_call', 'expired'] as const)
@@ -84,7 +80,7 @@ describe('the Watcher and child tasks', () => {
 
   it('registers a child whose creator died before registering it, then publishes it', async () => {
     const { task: parent } = await tasks.create('parent-orphan', newNoopTask());
-    await tasks.transition(parent, 'running', { attempt: 1 });
+    await redisLifecycle(ctx).lifecycle.claimSlice(parent, { attempt: 1, ...TEST_CLAIM });
     const id = children.childId(parent.id, 'orphan');
     await tasks.create(id, newNoopTask({ parentId: parent.id }), '', Date.now() - 600_000);
     expect(await children.isUnregistered({ id, parentId: parent.id })).toBe(true);

@@ -1,8 +1,14 @@
 import { Queue } from 'bullmq';
 import { CreateTaskUseCase, StartChildTaskUseCase } from '@vigil/control';
 import { bullConnection, TurnQueue } from '@vigil/queue';
-import { ChildTaskRepository, InvalidTaskInputError, subtaskStepKey, TaskRepository } from '@vigil/tasks';
-import { builtInKindBinder, RedisTestContext } from '@vigil/testing';
+import {
+  ChildTaskRepository,
+  InvalidTaskInputError,
+  redisTaskLifecycle,
+  subtaskStepKey,
+  TaskRepository,
+} from '@vigil/tasks';
+import { builtInKindBinder, RecordingWakeups, RedisTestContext } from '@vigil/testing';
 import { FakeCatalog } from '../mission-runtime/fake-catalog';
 
 /**
@@ -29,12 +35,17 @@ describe('starting child missions', () => {
   );
   const turns = new TurnQueue(queues, ctx.keys);
   const catalog = new FakeCatalog();
+  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
+    slices: turns,
+    wakeups: new RecordingWakeups(),
+  });
   const create = new CreateTaskUseCase(
     tasks,
     builtInKindBinder(config, catalog.gateway),
     turns,
     config,
     children,
+    lifecycle,
   );
   const start = new StartChildTaskUseCase(create);
   afterAll(async () => {

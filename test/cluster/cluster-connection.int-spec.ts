@@ -12,7 +12,7 @@ import {
 } from '@vigil/redis';
 import { LeaseService } from '@vigil/supervisor';
 import { ControlSignal, ControlSignals, TaskRepository } from '@vigil/tasks';
-import { LocalRedisCluster, newNoopTask, RedisTestContext } from '@vigil/testing';
+import { LocalRedisCluster, newNoopTask, RedisTestContext, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { until } from './cluster-helpers';
 
 /**
@@ -59,7 +59,7 @@ describe('Vigil connections on a Redis Cluster', () => {
     for (const id of ids) {
       const { task, created } = await tasks.create(id, newNoopTask());
       expect(created).toBe(true);
-      await tasks.transition(task, 'running', { attempt: 1 });
+      await redisLifecycle(ctx).lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     }
     // Six shards over three masters: each master holds some of them.
     const perMaster = await keysPerMaster(ctx.redis);
@@ -188,7 +188,7 @@ describe('Vigil connections on a Redis Cluster', () => {
     for (const id of ids) {
       const task = (await tasks.get(id))!;
       expect(task.status).toBe('running');
-      await tasks.transition(task, 'paused', { fields: { statusReason: 'user' } });
+      await redisLifecycle(ctx).lifecycle.pause(task);
     }
     expect((await tasks.countByStatus('acme')).paused).toBe(ids.length);
     // A PUBLISH made while ioredis moves the subscription to another node is lost (signals are

@@ -1,5 +1,5 @@
 import { TaskRepository } from '@vigil/tasks';
-import { newNoopTask, RedisTestContext } from '@vigil/testing';
+import { newNoopTask, RedisTestContext, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../support/in-process-api';
 
 /**
@@ -24,15 +24,13 @@ describe('GET and POST /h/<task id>.<secret>', () => {
   });
 
   /** A task whose slice asked a person, as the Worker leaves it. */
-  async function asking(question: string, secret: string) {
+  async function asking(question: string) {
     const id = TaskRepository.newTaskId();
     const { task } = await tasks.create(id, newNoopTask({ title: 'Pick a launch date' }));
-    await tasks.transition(task, 'running', { attempt: 1 });
-    await tasks.transition((await tasks.get(id))!, 'waiting_on_human', {
-      attempt: 1,
-      fields: { humanQuestion: question, humanInput: null, humanToken: secret, statusReason: 'human_input' },
-    });
-    return `${base}/h/${id}.${secret}`;
+    const { lifecycle } = redisLifecycle(ctx);
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.askPerson(task, { attempt: 1, question });
+    return `${base}/h/${id}.${(await tasks.get(id))!.humanToken!}`;
   }
   const answer = (url: string, form: Record<string, string>) =>
     fetch(url, {
@@ -42,7 +40,7 @@ describe('GET and POST /h/<task id>.<secret>', () => {
     });
 
   it('opens after a reload and from a second device, takes one answer, then says it was answered', async () => {
-    const url = await asking('Which <date> should we launch on?', 'secret-aaaaaaaaaaaaaaaaaaaa');
+    const url = await asking('Which <date> should we launch on?');
     for (let open = 0; open < 2; open++) {
       const page = await fetch(url);
       expect(page.status).toBe(200);
@@ -68,13 +66,13 @@ describe('GET and POST /h/<task id>.<secret>', () => {
   });
 
   it('refuses an empty answer without losing the question, and a forged secret opens nothing', async () => {
-    const url = await asking('Which market first?', 'secret-bbbbbbbbbbbbbbbbbbbb');
+    const url = await asking('Which market first?');
     const empty = await answer(url, { text: '   ' });
     expect(empty.status).toBe(400);
     expect(await empty.text()).toContain('Write an answer');
     expect((await fetch(url)).status).toBe(200);
 
-    const forged = url.replace('secret-bbbbbbbbbbbbbbbbbbbb', 'secret-cccccccccccccccccccc');
+    const forged = url.replace(/\.[^./]+$/, '.secret-cccccccccccccccccccc');
     expect((await fetch(forged)).status).toBe(404);
     expect((await answer(forged, { text: 'EU' })).status).toBe(404);
     expect((await fetch(`${base}/h/not-a-token`)).status).toBe(404);

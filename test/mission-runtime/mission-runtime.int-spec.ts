@@ -17,6 +17,7 @@ import {
   ChildTaskRepository,
   ControlSignals,
   InvalidTaskInputError,
+  redisTaskLifecycle,
   SpendLedger,
   StepRecorder,
   TaskContextStore,
@@ -26,7 +27,7 @@ import {
   type JournalEntry,
   type ScriptedTurn,
 } from '@vigil/tasks';
-import { builtInKindBinder, FakeToolGateway, RedisTestContext } from '@vigil/testing';
+import { builtInKindBinder, FakeToolGateway, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
 import { FakeCatalog } from './fake-catalog';
 
 /**
@@ -50,6 +51,10 @@ describe('missions on the runtime', () => {
   const turnQueue = new Queue(ctx.keys.turnQueueName(0), queueOptions);
   const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
   const turns = new TurnQueue([turnQueue], ctx.keys);
+  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
+    slices: turns,
+    wakeups: new WakeQueue([wakeQueue], ctx.keys),
+  });
   afterAll(async () => {
     await turnQueue.close();
     await wakeQueue.close();
@@ -61,13 +66,12 @@ describe('missions on the runtime', () => {
     const ledger = new SpendLedger(ctx.redis, ctx.keys);
     const runner = new SliceRunner(
       tasks,
+      lifecycle,
       contexts,
       new SliceContextCache(config),
       new StepRecorder(ctx.redis, ctx.keys, config),
       new ToolExecutor(journal),
       kinds,
-      turns,
-      new WakeQueue([wakeQueue], ctx.keys),
       new ModelProviders(config),
       new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
       new GlobalSpendGate(ledger, config),
@@ -86,17 +90,16 @@ describe('missions on the runtime', () => {
         turns,
         config,
         new ChildTaskRepository(ctx.redis, ctx.keys, config),
+        lifecycle,
       ),
-      input: new ProvideInputUseCase(tasks, turns, journal),
+      input: new ProvideInputUseCase(tasks, lifecycle, journal),
       checks,
       retries: new RetryPublisher(
-        tasks,
+        lifecycle,
         contexts,
         kinds,
-        turns,
         journal,
         new FailureReporter(contexts, checks),
-        new ControlSignals(ctx.redis, ctx.keys),
         config,
       ),
     };
@@ -271,7 +274,7 @@ describe('missions on the runtime', () => {
       ),
     );
     // Attempt 1 journalled the intent and its call reached the notes server; then its Worker died.
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const [tool] = await builtInKindBinder(config, catalog.gateway).bind(task).tools();
     const args = { title: 'launch date' };
     await journal.begin(task.id, 1, tool.stepKey(args, task.input), args);
@@ -283,9 +286,10 @@ describe('missions on the runtime', () => {
       signal: new AbortController().signal,
       services: { config, tools: catalog.gateway },
     });
-    await tasks.transition((await tasks.get(task.id))!, 'retrying', {
-      attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'crashed', detail: 'worker gone' },
+    await lifecycle.recover((await tasks.get(task.id))!, {
+      reason: 'crashed',
+      detail: 'worker gone',
+      lease: { owner: 'watcher-test', expiresAt: Date.now() + 60_000 },
     });
     const retrying = (await tasks.get(task.id))!;
     expect(await retries.publish(retrying, { owner: 'watcher-test', expiresAt: Date.now() + 60_000 })).toBe(

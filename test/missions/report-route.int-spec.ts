@@ -1,5 +1,5 @@
-import { StepRecorder, TaskRepository, WriteJournal } from '@vigil/tasks';
-import { HttpClient, RedisTestContext } from '@vigil/testing';
+import { StepRecorder, TaskLifecycle, WriteJournal } from '@vigil/tasks';
+import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../support/in-process-api';
 
 /** `GET /v1/tasks/:id/report` over HTTP: Markdown built from what the runtime recorded, per tenant. */
@@ -37,7 +37,7 @@ describe('the task report route', () => {
     });
     expect(created.status).toBe(201);
     const task = { id: created.body.id as string, tenantId: 'acme' };
-    await api.app.get(TaskRepository).transition(task, 'running', { attempt: 1 });
+    await api.app.get(TaskLifecycle).claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const recorder = api.app.get(StepRecorder);
     const finding = {
       title: 'Refunds are rare',

@@ -1,6 +1,6 @@
 import { parseTaskEvent } from '@vigil/events';
 import { eventMessageId, NOTIFIER_GROUP } from '@vigil/notify';
-import { AppProcess, newNoopTask, RedisTestContext } from '@vigil/testing';
+import { AppProcess, newNoopTask, RedisTestContext, redisLifecycle } from '@vigil/testing';
 import { MessageLog, TaskRepository } from '@vigil/tasks';
 import { assertBuilt, sleep, startAll } from './processes';
 
@@ -14,6 +14,7 @@ type Pending = [id: string, consumer: string, idleMs: number, deliveries: number
 describe('notifier processes: a killed consumer’s events are claimed', () => {
   const ctx = new RedisTestContext('notify-orphans');
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   const log = new MessageLog(ctx.redis, ctx.keys);
   const env = (extra: Record<string, string>) =>
     ctx.env({ NOTIFIER_CLAIM_IDLE_MS: '1500', USER_UPDATE_INTERVAL_MS: '600000', ...extra });
@@ -36,13 +37,8 @@ describe('notifier processes: a killed consumer’s events are claimed', () => {
     let toggles = 0;
     // Pause and resume alternately: each is an event that must become exactly one control message.
     const toggle = async () => {
-      if (paused)
-        await repo.transition(task, 'queued', {
-          from: ['paused'],
-          eventType: 'task.resumed',
-          eventData: { by: 'user' },
-        });
-      else await repo.transition(task, 'paused', { eventData: { by: 'user' } });
+      if (paused) await lifecycle.resume(task);
+      else await lifecycle.pause(task);
       paused = !paused;
       toggles++;
     };

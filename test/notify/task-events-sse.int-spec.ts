@@ -2,7 +2,7 @@ import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { parseTaskEvent } from '@vigil/events';
 import { createNotifier, Notifier } from '@vigil/notify';
-import { HttpClient, RedisTestContext } from '@vigil/testing';
+import { HttpClient, RedisTestContext, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { configureApi } from '../../apps/api/src/configure-api';
@@ -17,6 +17,7 @@ describe('live stream (SSE)', () => {
     USER_UPDATE_INTERVAL_MS: '400',
   });
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   let app: INestApplication;
   let notifier: Notifier;
   let base: string;
@@ -66,13 +67,9 @@ describe('live stream (SSE)', () => {
     const url = `${base}/v1/tasks/${task.id}/events`;
     const first = await SseClient.open(url, auth);
     expect(first.status).toBe(200);
-    await repo.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await repo.heartbeat(task.id, 1, { currentStep: 'noop_step step:0', completedUnits: 1 }, true);
-    await repo.transition(task, 'waiting_on_human', {
-      attempt: 1,
-      fields: { humanQuestion: 'Go on?' },
-      eventData: { question: 'Go on?' },
-    });
+    await lifecycle.askPerson(task, { attempt: 1, question: 'Go on?' });
     await first.waitFor((c) => c.events().some((f) => f.event === 'task.waiting_on_human'));
     // Heartbeat comments arrive on their own clock (SSE_HEARTBEAT_MS=300).
     await first.waitFor((c) => c.frames.some((f) => f.comment === 'heartbeat'), 2_000);
@@ -80,25 +77,26 @@ describe('live stream (SSE)', () => {
 
     // While nobody listens: the answer, a pause and a resume, and time for a progress update.
     await acme.post(`/v1/tasks/${task.id}/input`, { text: 'yes' });
-    await repo.transition(task, 'paused', { eventData: { by: 'user' } });
-    await repo.transition(task, 'queued', {
-      from: ['paused'],
-      eventType: 'task.resumed',
-      eventData: { by: 'user' },
-    });
-    await repo.transition(task, 'running', { attempt: 1 });
+    await lifecycle.pause(task);
+    // A resume starts attempt 2.
+    await lifecycle.resume(task);
+    await lifecycle.claimSlice(task, { attempt: 2, ...TEST_CLAIM });
     await new Promise((resolve) => setTimeout(resolve, 900));
 
     const second = await SseClient.open(url, { ...auth, 'last-event-id': first.lastId()! });
     await second.waitFor((c) =>
       c.events().some((f) => f.event === 'task.resumed' && f.data.data.by === 'user' && !f.data.data.input),
     );
-    await repo.transition(task, 'verifying', { attempt: 1 });
+    await lifecycle.claimDone(task, { attempt: 2, claim: 'done' });
     const checks = [{ check: 'all_steps_recorded', expected: 3, actual: 3, passed: true }];
-    await repo.transition(task, 'completed', {
-      attempt: 1,
-      fields: { verification: { passed: true, checks, at: Date.now() } },
-    });
+    await lifecycle.complete(
+      { ...task, attempt: 2 },
+      {
+        verification: { passed: true, checks, at: Date.now() },
+        findings: [],
+        lease: { owner: 'watcher', expiresAt: Date.now() + 60_000 },
+      },
+    );
     await second.finished();
 
     const received = [...first.events(), ...second.events()];
@@ -121,7 +119,7 @@ describe('live stream (SSE)', () => {
   it('replays an ended task from ?lastEventId= and closes; resuming after its end sends nothing', async () => {
     const created = await newTask();
     const task = (await repo.get(created.id))!;
-    await repo.transition(task, 'cancelled', { eventData: { by: 'user' } });
+    await lifecycle.stop(task);
     const [createdId, cancelledId] = await streamIdsOf(task.id);
     const replay = await SseClient.open(`${base}/v1/tasks/${task.id}/events?lastEventId=${createdId}`, auth);
     await replay.finished();

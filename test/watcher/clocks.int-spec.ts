@@ -3,7 +3,7 @@ import { NestFactory } from '@nestjs/core';
 import { PlatformModule } from '@vigil/platform';
 import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
 import { TaskRepository } from '@vigil/tasks';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 
 const MAX_ACTIVE_MS = 10_000;
 const HUMAN_WAIT_MS = 5_000;
@@ -15,6 +15,7 @@ describe('task clocks', () => {
     HUMAN_WAIT_TIMEOUT_MS: String(HUMAN_WAIT_MS),
   });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   let app: INestApplicationContext;
   const expiryOf = async (id: string) => {
     const score = await ctx.redis.zscore(ctx.keys.expiryIndex(0), id);
@@ -37,8 +38,8 @@ describe('task clocks', () => {
     const t0 = 1_000_000;
     const { task } = await tasks.create('clock-1', newNoopTask(), '', t0);
     expect(await expiryOf(task.id)).toBe(t0 + MAX_ACTIVE_MS);
-    await tasks.transition(task, 'running', { attempt: 1 }, t0 + 1000);
-    await tasks.transition(task, 'paused', { fields: { statusReason: 'user' } }, t0 + 4000);
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM, now: t0 + 1000 });
+    await lifecycle.pause(task, { now: t0 + 4000 });
     const paused = (await tasks.get(task.id))!;
     expect(paused).toMatchObject({ activeMs: 4000, activeSince: null, statusReason: 'user' });
     expect(await expiryOf(task.id)).toBeNull();
@@ -46,7 +47,7 @@ describe('task clocks', () => {
     expect(await app.get(TaskSupervisor).inspect(task.id, 'expired', t0 + 3_600_000)).toBe('nothing');
     expect((await tasks.get(task.id))!.status).toBe('paused');
 
-    await tasks.transition(paused, 'queued', {}, t0 + 3_600_000);
+    await lifecycle.resume(paused, { now: t0 + 3_600_000 });
     const resumed = (await tasks.get(task.id))!;
     expect(resumed).toMatchObject({ activeMs: 4000, activeSince: t0 + 3_600_000, statusReason: null });
     // The 6 s of active time left, from the resume.
@@ -66,16 +67,8 @@ describe('task clocks', () => {
   it('fails a question left unanswered for HUMAN_WAIT_TIMEOUT_MS, saying so, and not a moment before', async () => {
     const t0 = Date.now();
     const { task } = await tasks.create('clock-2', newNoopTask(), '', t0);
-    await tasks.transition(task, 'running', { attempt: 1 }, t0);
-    await tasks.transition(
-      task,
-      'waiting_on_human',
-      {
-        attempt: 1,
-        fields: { humanQuestion: 'Which account should I use?', statusReason: 'human_input' },
-      },
-      t0 + 100,
-    );
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM, now: t0 });
+    await lifecycle.askPerson(task, { attempt: 1, question: 'Which account should I use?', now: t0 + 100 });
     const waiting = (await tasks.get(task.id))!;
     expect(waiting).toMatchObject({
       humanDeadlineAt: t0 + 100 + HUMAN_WAIT_MS,

@@ -3,12 +3,13 @@ import { NestFactory } from '@nestjs/core';
 import { PlatformModule } from '@vigil/platform';
 import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
 import { ControlSignal, ControlSignals, TaskRepository } from '@vigil/tasks';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 
 /** The Watcher's side of a call past its deadline in a Worker that still heartbeats. */
 describe('a call past its deadline', () => {
   const ctx = new RedisTestContext('hung-call', { HEARTBEAT_INTERVAL_MS: '1000', STALE_AFTER_MS: '60000' });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   const signals: ControlSignal[] = [];
   let app: INestApplicationContext;
   let unsubscribe: () => Promise<void>;
@@ -29,7 +30,7 @@ describe('a call past its deadline', () => {
 
   it('is found through the call index, its Worker is told to abort it, and if it does not, the task is recovered as frozen', async () => {
     const { task } = await tasks.create('hung-1', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const now = Date.now();
     const inFlight = { kind: 'model' as const, name: 'opus', since: now - 5000, deadlineAt: now - 100 };
     await tasks.heartbeat(task.id, 1, { inFlight, loopLagMs: 3 }, false, now);
@@ -58,7 +59,7 @@ describe('a call past its deadline', () => {
 
   it('leaves alone a Worker that heartbeats with a call still inside its deadline', async () => {
     const { task } = await tasks.create('hung-2', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const now = Date.now();
     await tasks.heartbeat(
       task.id,

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { bullConnection } from '@vigil/queue';
-import { RedisTestContext, VigilStack, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, VigilStack, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 
 /** Three Watcher processes sweep the same 200 stale tasks: each is recovered exactly once. */
 describe('many watchers', () => {
@@ -27,14 +27,11 @@ describe('many watchers', () => {
   it('never recovers a task twice, publishes one slice per attempt, emits one recovery each', async () => {
     const ids: string[] = [];
     const longAgo = Date.now() - 60_000;
+    const { lifecycle } = redisLifecycle(ctx);
     for (let i = 0; i < 200; i++) {
       const { task } = await stack.tasks.create(`stale-${i}`, newNoopTask(), '', longAgo);
-      await stack.tasks.transition(
-        task,
-        'running',
-        { attempt: 1, fields: { lastHeartbeatAt: longAgo }, deadlineMs: longAgo + 2000 },
-        longAgo,
-      );
+      // Claimed long ago, its heartbeat and deadline (STALE_AFTER_MS, 2 s) long past.
+      await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM, now: longAgo });
       ids.push(task.id);
     }
     await Promise.all([stack.start('watcher'), stack.start('watcher'), stack.start('watcher')]);

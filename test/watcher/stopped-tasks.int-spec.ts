@@ -2,7 +2,7 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { PlatformModule } from '@vigil/platform';
 import { SupervisorModule, SupervisorSweep, TaskSupervisor } from '@vigil/supervisor';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { IllegalTransitionError, TaskRepository, TaskStatus } from '@vigil/tasks';
 
 /** A stopped task is never recovered, verified or retried, whatever a Watcher saw before the stop. */
@@ -32,21 +32,17 @@ describe('stopped tasks and the watcher', () => {
   ])('a task %s, then stopped, is left alone', async (_, path) => {
     const longAgo = Date.now() - 60_000;
     const { task } = await tasks.create(`stopped-${path.join('-') || 'queued'}`, newNoopTask(), '', longAgo);
+    const { lifecycle } = redisLifecycle(ctx);
+    const lease = { owner: 'racing-watcher', expiresAt: Date.now() + 60_000 };
     for (const status of path) {
-      await tasks.transition(
-        task,
-        status,
-        {
-          attempt: 1,
-          ...(status === 'retrying'
-            ? { failedAttempt: { model: 'opus', reason: 'tool_error' as const } }
-            : {}),
-        },
-        longAgo,
-      );
+      const move = { attempt: 1, now: longAgo };
+      if (status === 'running') await lifecycle.claimSlice(task, { ...move, ...TEST_CLAIM });
+      if (status === 'verifying') await lifecycle.claimDone(task, { ...move, claim: 'done' });
+      if (status === 'retrying')
+        await lifecycle.failAttempt(task, { ...move, reason: 'tool_error', during: 'slice' });
     }
     const seen = (await tasks.get(task.id))!;
-    await tasks.transition(task, 'cancelled');
+    await lifecycle.stop(task);
     const before = await ctx.redis.hgetall(ctx.keys.task(task.id));
     const events = await ctx.redis.xlen(ctx.keys.events(0));
 
@@ -64,15 +60,15 @@ describe('stopped tasks and the watcher', () => {
     // Writes from the copy seen before the stop are refused by the script itself.
     if (seen.status !== 'queued') {
       await expect(
-        tasks.transition(seen, 'retrying', {
-          attempt: seen.attempt,
-          from: [seen.status],
-          failedAttempt: { model: 'opus', reason: 'frozen' },
-        }),
+        lifecycle.recover(seen, { reason: 'frozen', detail: 'a stale copy', lease }),
       ).rejects.toBeInstanceOf(IllegalTransitionError);
     }
     await expect(
-      tasks.transition(seen, 'queued', { attempt: seen.attempt, from: [seen.status] }),
+      lifecycle.requeueForRetry(seen, {
+        model: 'opus',
+        retryContext: { retryNumber: 1, reason: 'frozen', lastVerifiedStep: 0 },
+        lease,
+      }),
     ).rejects.toBeInstanceOf(IllegalTransitionError);
     expect(await ctx.redis.hgetall(ctx.keys.task(task.id))).toEqual(before);
     expect(await ctx.redis.xlen(ctx.keys.events(0))).toBe(events);

@@ -7,7 +7,7 @@ import { MetaSandbox } from '@vigil/meta-sandbox';
 import { PlatformModule } from '@vigil/platform';
 import { bullConnection } from '@vigil/queue';
 import { ExitCheckRunner, SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 
 describe('watcher decisions', () => {
@@ -70,8 +70,9 @@ describe('watcher decisions', () => {
         totalUnits: 5,
       }),
     );
-    await tasks.transition(task, 'running', { attempt: 1 });
-    await tasks.transition(task, 'verifying', { attempt: 1 });
+    const { lifecycle } = redisLifecycle(ctx);
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.claimDone(task, { attempt: 1, claim: 'built' });
     sandbox.setFaults({ transient500Probability: 1 });
     const supervisor = app.get(TaskSupervisor);
     expect(await supervisor.inspect(task.id, 'verifying')).toBe('verification_pending');
@@ -95,15 +96,15 @@ describe('watcher decisions', () => {
       'verify-last',
       newNoopTask({ input: { steps: 3 }, agent: { policy: ['opus'] } }),
     );
-    await tasks.transition(task, 'running', { attempt: 1 });
-    await tasks.transition(task, 'retrying', {
-      attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'frozen' },
-    });
+    const { lifecycle } = redisLifecycle(ctx);
+    const lease = { owner: 'watcher-test', expiresAt: Date.now() + 60_000 };
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.recover(task, { reason: 'frozen', detail: 'no heartbeat', lease });
     // As the Watcher publishes a retry: the one the policy allows has run.
-    await tasks.transition(task, 'queued', { attempt: 2, from: ['retrying'], increments: { retryCount: 1 } });
-    await tasks.transition(task, 'running', { attempt: 2 });
-    await tasks.transition(task, 'verifying', { attempt: 2 });
+    const retry = { retryNumber: 1, reason: 'frozen' as const, lastVerifiedStep: 0 };
+    await lifecycle.requeueForRetry({ ...task, attempt: 2 }, { model: 'opus', retryContext: retry, lease });
+    await lifecycle.claimSlice(task, { attempt: 2, ...TEST_CLAIM });
+    await lifecycle.claimDone(task, { attempt: 2, claim: 'done' });
     const run = jest.spyOn(app.get(ExitCheckRunner), 'run');
     try {
       // Nothing recorded: the claim fails its check, and the one retry the policy has is spent.

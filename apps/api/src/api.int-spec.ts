@@ -3,8 +3,8 @@ import { NestFactory } from '@nestjs/core';
 import { Queue } from 'bullmq';
 import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { bullConnection } from '@vigil/queue';
-import { StepRecorder, TaskRepository } from '@vigil/tasks';
-import { HttpClient, RedisTestContext } from '@vigil/testing';
+import { StepRecorder, TaskLifecycle } from '@vigil/tasks';
+import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
 import { ApiModule } from './api.module';
 import { configureApi } from './configure-api';
 
@@ -370,7 +370,7 @@ describe('API over HTTP', () => {
   it('lists the findings the agent recorded, paged, for its own tenant only', async () => {
     const created = await acme.post('/v1/tasks', noop(3));
     const task = { id: created.body.id as string, tenantId: 'acme' };
-    await app.get(TaskRepository).transition(task, 'running', { attempt: 1 });
+    await app.get(TaskLifecycle).claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const recorder = app.get(StepRecorder);
     const findings = [
       { title: 'Churn is seasonal', body: 'Cancellations peak in January.', data: { month: 1 } },

@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { DynamicModule, Module, type Type } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
-import { QueueModule } from '@vigil/queue';
-import { TasksModule } from '@vigil/tasks';
+import { QueueModule, TurnQueue, WakeQueue } from '@vigil/queue';
+import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
 import { SpendMetrics } from './models/spend-metrics';
 import { ActiveSlices } from './runtime/active-slices';
@@ -29,9 +29,10 @@ export interface AgentChildTasks {
 export class AgentModule {
   static forRoot(config: VigilConfig, children?: AgentChildTasks): DynamicModule {
     const queues = QueueModule.forRoot(config);
+    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: TurnQueue, wakeups: WakeQueue });
     return {
       module: AgentModule,
-      imports: [TasksModule, KindsModule, queues, ...(children?.imports ?? [])],
+      imports: [TasksModule, KindsModule, queues, lifecycle, ...(children?.imports ?? [])],
       providers: [
         ...(children ? [{ provide: CHILD_TASKS, useExisting: children.starter }] : []),
         {

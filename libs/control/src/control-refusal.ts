@@ -1,14 +1,9 @@
-import { IllegalTransitionError, TASK_STATUSES, TERMINAL_STATUSES, type TaskStatus } from '@vigil/tasks';
+import { IllegalTransitionError, PERSON_MOVES_FROM, type TaskStatus } from '@vigil/tasks';
 
 export type Control = 'stop' | 'pause' | 'resume' | 'input';
 
 /** The states each control acts on; any other answers 409 in words (docs/api.md, "Controls"). */
-export const CONTROL_FROM: Record<Control, readonly TaskStatus[]> = {
-  stop: TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.includes(status)),
-  pause: ['queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'retrying'],
-  resume: ['paused'],
-  input: ['waiting_on_human'],
-};
+export const CONTROL_FROM: Record<Control, readonly TaskStatus[]> = PERSON_MOVES_FROM;
 
 /** "the task is …" */
 const STATE_WORDS: Record<TaskStatus, string> = {

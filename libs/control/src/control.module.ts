@@ -1,8 +1,8 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
-import { QueueModule } from '@vigil/queue';
-import { TasksModule } from '@vigil/tasks';
+import { QueueModule, TurnQueue, WakeQueue } from '@vigil/queue';
+import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { CreateTaskUseCase } from './create-task.use-case';
 import { GetTaskReportUseCase } from './get-task-report.use-case';
 import { PauseTaskUseCase } from './pause-task.use-case';
@@ -30,11 +30,12 @@ const USE_CASES = [
 export class ControlModule {
   static forRoot(config: VigilConfig): DynamicModule {
     const queues = QueueModule.forRoot(config);
+    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: TurnQueue, wakeups: WakeQueue });
     return {
       module: ControlModule,
-      imports: [TasksModule, KindsModule, queues],
+      imports: [TasksModule, KindsModule, queues, lifecycle],
       providers: USE_CASES,
-      exports: [...USE_CASES, TasksModule, queues],
+      exports: [...USE_CASES, TasksModule, queues, lifecycle],
     };
   }
 }

@@ -10,6 +10,7 @@ import {
   InvalidTaskInputError,
   TaskNotActiveError,
   TaskRecord,
+  TaskLifecycle,
   TaskRepository,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
@@ -52,6 +53,7 @@ export class CreateTaskUseCase {
     private readonly turns: TurnQueue,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     private readonly children: ChildTaskRepository,
+    private readonly lifecycle: TaskLifecycle,
   ) {}
 
   async execute(
@@ -107,9 +109,7 @@ export class CreateTaskUseCase {
     if (parent) {
       const registration = await this.children.register(parent.id, task.id);
       if (!registration.registered) {
-        await this.tasks
-          .transition(task, 'cancelled', { eventData: { by: 'parent' } })
-          .catch(() => undefined);
+        await this.lifecycle.cancelChild(task, { onlyQueued: false }).catch(() => undefined);
         throw new TaskNotActiveError(parent.id, 'cancelled');
       }
       // A held child is published when a place frees (transition-task.lua); the sweep is the backstop.

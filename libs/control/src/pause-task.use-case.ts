@@ -1,24 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { ControlSignals, TaskRecord, TaskRepository } from '@vigil/tasks';
-import { applyControl, CONTROL_FROM } from './control-refusal';
+import { TaskLifecycle, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { applyControl } from './control-refusal';
 
 @Injectable()
 export class PauseTaskUseCase {
   constructor(
     private readonly tasks: TaskRepository,
-    private readonly signals: ControlSignals,
+    private readonly lifecycle: TaskLifecycle,
   ) {}
 
   async execute(tenantId: string, taskId: string): Promise<TaskRecord> {
     const task = await this.tasks.getForTenant(taskId, tenantId);
-    await applyControl('pause', taskId, () =>
-      this.tasks.transition(task, 'paused', {
-        from: [...CONTROL_FROM.pause],
-        fields: { statusReason: 'user' },
-        eventData: { by: 'user' },
-      }),
-    );
-    await this.signals.publish({ taskId, action: 'pause' });
+    await applyControl('pause', taskId, () => this.lifecycle.pause(task));
     return this.tasks.getForTenant(taskId, tenantId);
   }
 }

@@ -1,17 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
-import { TurnQueue } from '@vigil/queue';
 import {
   IllegalTransitionError,
   InvalidTaskInputError,
+  TaskLifecycle,
   TaskNotActiveError,
   TaskRecord,
   TaskRepository,
   WriteJournal,
   type TaskStatus,
 } from '@vigil/tasks';
-import { applyControl, CONTROL_FROM } from './control-refusal';
+import { applyControl } from './control-refusal';
 
 export const RESOLUTIONS = ['done', 'not_done'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
@@ -66,7 +66,7 @@ const waitsOnWrite = (task: TaskRecord): boolean =>
 export class ProvideInputUseCase {
   constructor(
     private readonly tasks: TaskRepository,
-    private readonly turns: TurnQueue,
+    private readonly lifecycle: TaskLifecycle,
     private readonly journal: WriteJournal,
   ) {}
 
@@ -87,28 +87,12 @@ export class ProvideInputUseCase {
         'resolution is required: the task waits to hear whether a write happened; send resolution "done" (the text may carry its id) or "not_done"',
       ]);
     }
-    const { attempt } = await applyControl('input', taskId, () =>
-      this.tasks.transition(task, 'queued', {
-        from: [...CONTROL_FROM.input],
-        fields: {
-          humanInput: dto.text,
-          humanInputAt: Date.now(),
-          ...(dto.resolution ? { resolution: dto.resolution } : {}),
-        },
-        eventType: 'task.resumed',
-        eventData: {
-          by: 'user',
-          input: true,
-          ...(dto.resolution ? { resolution: dto.resolution } : {}),
-        },
+    await applyControl('input', taskId, () =>
+      this.lifecycle.answer(task, {
+        text: dto.text,
+        ...(dto.resolution ? { resolution: dto.resolution } : {}),
       }),
     );
-    await this.turns.publish({
-      taskId,
-      attempt,
-      slice: task.sliceCount + 1,
-      reason: 'resumed',
-    });
     return this.tasks.getForTenant(taskId, tenantId);
   }
 }

@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { TurnQueue } from '@vigil/queue';
-import { InvalidTaskInputError, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { InvalidTaskInputError, TaskLifecycle, TaskRecord, TaskRepository } from '@vigil/tasks';
 import type { ResumeTaskDto } from './resume-task.dto';
-import { applyControl, CONTROL_FROM } from './control-refusal';
+import { applyControl } from './control-refusal';
 
 /**
  * Resuming starts a new attempt: a slice paused mid-call that wakes up later is then a zombie
@@ -13,7 +12,7 @@ import { applyControl, CONTROL_FROM } from './control-refusal';
 export class ResumeTaskUseCase {
   constructor(
     private readonly tasks: TaskRepository,
-    private readonly turns: TurnQueue,
+    private readonly lifecycle: TaskLifecycle,
   ) {}
 
   async execute(tenantId: string, taskId: string, body: ResumeTaskDto = {}): Promise<TaskRecord> {
@@ -23,19 +22,9 @@ export class ResumeTaskUseCase {
         `budgetUsd must be above the $${task.spentUsd.toFixed(4)} the task has already spent, got ${body.budgetUsd}`,
       ]);
     }
-    const { attempt } = await applyControl('resume', taskId, () =>
-      this.tasks.transition(task, 'queued', {
-        from: [...CONTROL_FROM.resume],
-        increments: { attempt: 1 },
-        fields: {
-          consecutiveErrors: 0,
-          ...(body.budgetUsd !== undefined ? { budgetUsd: body.budgetUsd } : {}),
-        },
-        eventType: 'task.resumed',
-        eventData: { by: 'user' },
-      }),
+    await applyControl('resume', taskId, () =>
+      this.lifecycle.resume(task, body.budgetUsd !== undefined ? { budgetUsd: body.budgetUsd } : {}),
     );
-    await this.turns.publish({ taskId, attempt, slice: task.sliceCount + 1, reason: 'resumed' });
     return this.tasks.getForTenant(taskId, tenantId);
   }
 }

@@ -9,12 +9,12 @@ import {
   StopTaskUseCase,
 } from '@vigil/control';
 import {
-  ControlSignals,
   ConversationEntry,
   ConversationStore,
   IllegalTransitionError,
   readFinding,
   TaskContextStore,
+  TaskLifecycle,
   TaskRecord,
   TaskRepository,
 } from '@vigil/tasks';
@@ -55,7 +55,7 @@ export class HandleMessageUseCase {
     private readonly conversations: ConversationStore,
     private readonly tasks: TaskRepository,
     private readonly contexts: TaskContextStore,
-    private readonly signals: ControlSignals,
+    private readonly lifecycle: TaskLifecycle,
     private readonly create: CreateTaskUseCase,
     private readonly stop: StopTaskUseCase,
     private readonly pause: PauseTaskUseCase,
@@ -235,17 +235,12 @@ export class HandleMessageUseCase {
 
   private async archive(task: TaskRecord): Promise<boolean> {
     try {
-      await this.tasks.transition(task, 'paused', {
-        from: ['queued', 'running', 'waiting_on_tool', 'waiting_on_human', 'retrying'],
-        fields: { statusReason: 'archived', archived: '1' },
-        eventData: { by: 'conversation', reason: 'archived' },
-      });
+      await this.lifecycle.archive(task);
     } catch (error) {
       // It ended (or is being verified) meanwhile: nothing to archive. Anything else is an error.
       if (error instanceof IllegalTransitionError) return false;
       throw error;
     }
-    await this.signals.publish({ taskId: task.id, action: 'pause' });
     return true;
   }
 

@@ -1,4 +1,4 @@
-import type { TaskEvent } from '@vigil/events';
+import type { TaskEvent, TaskEventOf, TaskEventType } from '@vigil/events';
 import { decodeTask, TaskRecord } from '@vigil/tasks';
 import { escapeHtml, markup } from './html/escape';
 import { taskRowHtml } from './html/task-row-html';
@@ -24,7 +24,11 @@ function task(fields: Record<string, string>): TaskRecord {
   })!;
 }
 
-const event = (type: string, at: number, extra: Partial<TaskEvent> = {}): TaskEvent =>
+const event = <T extends TaskEventType>(
+  type: T,
+  at: number,
+  extra: Partial<TaskEventOf<T>> = {},
+): TaskEvent =>
   ({
     id: `${at}-0`,
     shard: 0,
@@ -108,7 +112,7 @@ describe('the task timeline', () => {
         attempt: 2,
         from: 'running',
         status: 'queued',
-        data: { reason: 'crashed' },
+        data: { retryNumber: 1, reason: 'crashed', completedUnits: 0 },
       }),
       event('task.created', NOW - 10_000, { taskId: 'another' }),
     ]);

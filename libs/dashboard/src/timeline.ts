@@ -18,10 +18,14 @@ export interface TimelineEntry {
   reason: string | null;
 }
 
-function reasonOf(data: Record<string, unknown>): string | null {
-  const parts = REASON_FIELDS.filter((field) => data[field] !== undefined && data[field] !== null).map(
-    (field) => `${field}: ${typeof data[field] === 'string' ? data[field] : JSON.stringify(data[field])}`,
-  );
+/** Whichever of REASON_FIELDS the event's data has, whatever its type. */
+function reasonOf(data: TaskEvent['data']): string | null {
+  const fields = new Map<string, unknown>(Object.entries(data));
+  const parts = REASON_FIELDS.flatMap((field) => {
+    const value = fields.get(field);
+    if (value === undefined || value === null) return [];
+    return [`${field}: ${typeof value === 'string' ? value : JSON.stringify(value)}`];
+  });
   return parts.length ? parts.join(' · ') : null;
 }
 

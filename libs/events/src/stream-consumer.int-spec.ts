@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 import { StreamConsumer } from './stream-consumer';
 import type { TaskEvent } from './task-event';
@@ -6,6 +6,7 @@ import type { TaskEvent } from './task-event';
 describe('StreamConsumer', () => {
   const ctx = new RedisTestContext('events', { EVENT_STREAM_MAXLEN: '100' });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   const until = async (condition: () => boolean | Promise<boolean>, ms = 5000) => {
@@ -28,7 +29,7 @@ describe('StreamConsumer', () => {
     );
     await consumer.start();
     const { task } = await tasks.create('ev-1', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await until(() => seen.length === 2);
     await consumer.stop();
     expect(seen.map((e) => [e.type, e.taskId, e.attempt, e.status])).toEqual([
@@ -42,7 +43,7 @@ describe('StreamConsumer', () => {
   it("claims a dead consumer's pending messages (XAUTOCLAIM) so none is lost", async () => {
     await ctx.redis.xgroup('CREATE', ctx.keys.events(0), 'g2', '$', 'MKSTREAM');
     const { task } = await tasks.create('ev-2', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     // A consumer reads both events and dies before acknowledging them.
     await ctx.redis.xreadgroup('GROUP', 'g2', 'dead', 'COUNT', 10, 'STREAMS', ctx.keys.events(0), '>');
     const seen: string[] = [];

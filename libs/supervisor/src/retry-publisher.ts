@@ -1,16 +1,13 @@
-import { publishDue } from './publish-due';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindBinder, type BoundKind, type KindTool } from '@vigil/kinds';
-import { TurnQueue } from '@vigil/queue';
 import {
-  ControlSignals,
   RetryContext,
   StructuredFailure,
   TaskContext,
   TaskContextStore,
+  TaskLifecycle,
   TaskRecord,
-  TaskRepository,
   WriteJournal,
 } from '@vigil/tasks';
 import type { CheckRun } from './exit-check.runner';
@@ -27,13 +24,11 @@ export class RetryPublisher {
   private readonly logger = new Logger(RetryPublisher.name);
 
   constructor(
-    private readonly tasks: TaskRepository,
+    private readonly lifecycle: TaskLifecycle,
     private readonly contexts: TaskContextStore,
     private readonly kinds: KindBinder,
-    private readonly turns: TurnQueue,
     private readonly journal: WriteJournal,
     private readonly failures: FailureReporter,
-    private readonly signals: ControlSignals,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
   ) {}
 
@@ -51,11 +46,11 @@ export class RetryPublisher {
   /** `checked`: the check run of a verification that just failed, for a failure report. */
   async publish(task: TaskRecord, lease: Lease, checked?: CheckRun): Promise<'published' | 'failed'> {
     const end = this.boundReached(task);
-    if (end) return this.fail(task, end.reason, end.detail, lease, false, checked);
+    if (end) return this.giveUp(task, end.reason, end.detail, lease, checked);
     const context = await this.contexts.load(task.id);
     const retryContext = this.retryContextOf(task, context, await this.reconcileJournal(task, context));
     const model = this.nextModel(task);
-    await this.requeue(task, lease, model, retryContext);
+    await this.lifecycle.requeueForRetry(task, { model, retryContext, lease });
     this.logger.log(
       `task ${task.id}: retry ${retryContext.retryNumber} on ${model} published (attempt ${task.attempt})`,
     );
@@ -107,42 +102,6 @@ export class RetryPublisher {
     };
   }
 
-  /** retrying → queued on the next model, then the slice job: the Worker resumes from the record. */
-  private async requeue(
-    task: TaskRecord,
-    lease: Lease,
-    model: string,
-    retryContext: RetryContext,
-  ): Promise<void> {
-    await this.tasks.transition(task, 'queued', {
-      attempt: task.attempt,
-      from: ['retrying'],
-      // retryCount counts retries that ran: this one does from here.
-      increments: { retryCount: 1 },
-      fields: {
-        model,
-        retryContext,
-        attemptSpentFrom: task.spentUsd,
-        consecutiveErrors: 0,
-        lastVerifiedStep: retryContext.lastVerifiedStep,
-        recoveryOwner: lease.owner,
-        recoveryLeaseExpiresAt: lease.expiresAt,
-      },
-      eventType: 'task.recovered',
-      eventData: {
-        retryNumber: retryContext.retryNumber,
-        reason: retryContext.reason,
-        completedUnits: retryContext.lastVerifiedStep,
-      },
-    });
-    await this.turns.publish({
-      taskId: task.id,
-      attempt: task.attempt,
-      slice: task.sliceCount + 1,
-      reason: 'recovery',
-    });
-  }
-
   /** Every write whose outcome is unknown is looked up in the external system before any retry. */
   private async reconcileJournal(
     task: TaskRecord,
@@ -191,25 +150,28 @@ export class RetryPublisher {
     return results;
   }
 
-  async fail(
+  /** A clock ran out (docs/ARCHITECTURE.md, invariant 7): the task ends with its report. */
+  async failForLimit(
+    task: TaskRecord,
+    detail: string,
+    lease: Lease,
+    clock: 'active_time' | 'human_wait',
+  ): Promise<'failed'> {
+    const failure = await this.failures.build(task, 'limit', detail);
+    await this.lifecycle.failForLimit(task, { failure, lease, clock });
+    this.logger.warn(`task ${task.id} failed: limit (${detail})`);
+    return 'failed';
+  }
+
+  private async giveUp(
     task: TaskRecord,
     reason: StructuredFailure['reason'],
     detail: string,
     lease: Lease,
-    anyStatus = false,
     checked?: CheckRun,
   ): Promise<'failed'> {
     const failure = await this.failures.build(task, reason, detail, checked);
-    const ended = await this.tasks.transition(task, 'failed', {
-      attempt: task.attempt,
-      // Only the duration limit overrides whatever the task is doing; otherwise a pause or stop that
-      // landed while the report was being built wins.
-      ...(anyStatus ? {} : { from: [task.status] }),
-      fields: { failure, recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt },
-      eventData: { reason, detail, completedUnits: failure.completedUnits, totalUnits: task.totalUnits },
-    });
-    await this.signals.publish({ taskId: task.id, action: 'stop' });
-    await publishDue(this.turns, ended.due);
+    await this.lifecycle.giveUp(task, { failure, lease });
     this.logger.warn(`task ${task.id} failed: ${reason} (${detail})`);
     return 'failed';
   }

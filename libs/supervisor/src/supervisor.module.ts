@@ -3,8 +3,8 @@ import { hostname } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
-import { QueueModule } from '@vigil/queue';
-import { TasksModule } from '@vigil/tasks';
+import { QueueModule, TurnQueue, WakeQueue } from '@vigil/queue';
+import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';
 import { ExitCheckRunner } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
@@ -19,10 +19,11 @@ import { ToolsModule } from '@vigil/tools';
 export class SupervisorModule {
   static forRoot(config: VigilConfig): DynamicModule {
     const queues = QueueModule.forRoot(config);
+    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: TurnQueue, wakeups: WakeQueue });
     return {
       module: SupervisorModule,
       // The gateway is global: one per process, whoever imports ToolsModule first.
-      imports: [TasksModule, KindsModule, ToolsModule, queues],
+      imports: [TasksModule, KindsModule, ToolsModule, queues, lifecycle],
       providers: [
         {
           provide: 'WATCHER_ID',

@@ -3,13 +3,12 @@ import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
 import { TurnQueue } from '@vigil/queue';
-import { publishDue } from './publish-due';
 import {
   ChildTaskRepository,
   ControlSignals,
-  FailureReason,
   IllegalTransitionError,
   StaleAttemptError,
+  TaskLifecycle,
   TaskRecord,
   TaskRepository,
 } from '@vigil/tasks';
@@ -44,6 +43,7 @@ export class TaskSupervisor {
 
   constructor(
     private readonly tasks: TaskRepository,
+    private readonly lifecycle: TaskLifecycle,
     private readonly leases: LeaseService,
     private readonly retries: RetryPublisher,
     private readonly checks: ExitCheckRunner,
@@ -113,7 +113,7 @@ export class TaskSupervisor {
         await this.tasks.deferSweep(task, 'expiry', decision.at);
         return this.act(task, decision.then, lease, now);
       case 'fail':
-        await this.retries.fail(task, decision.reason, decision.detail, lease, decision.anyStatus);
+        await this.retries.failForLimit(task, decision.detail, lease, decision.clock);
         return 'failed';
       case 'recover':
         return this.recover(task, decision.reason, decision.detail, lease, now);
@@ -135,22 +135,13 @@ export class TaskSupervisor {
 
   private async recover(
     task: TaskRecord,
-    reason: FailureReason,
+    reason: 'crashed' | 'frozen',
     detail: string,
     lease: Lease,
     now: number,
   ): Promise<InspectionOutcome> {
     this.recoveries.inc({ reason });
-    await this.tasks.transition(task, 'retrying', {
-      attempt: task.attempt,
-      from: ['running', 'waiting_on_tool'],
-      failedAttempt: { model: task.model, reason, detail },
-      fields: { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt },
-      deadlineMs: now,
-      eventData: { turnFailed: reason, detail },
-    });
-    // Abort the old slice if its Worker is still alive somewhere (a hang): fencing already shuts it out.
-    await this.signals.publish({ taskId: task.id, action: 'stop', attempt: task.attempt });
+    await this.lifecycle.recover(task, { reason, detail, lease, now });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
     return (await this.retries.publish(next, lease)) === 'published' ? 'recovered' : 'failed';
@@ -163,7 +154,7 @@ export class TaskSupervisor {
       if (await this.children.isUnregistered(task)) {
         const registration = await this.children.register(task.parentId, task.id, now);
         if (!registration.registered) {
-          await this.tasks.transition(task, 'cancelled', { from: ['queued'], eventData: { by: 'parent' } });
+          await this.lifecycle.cancelChild(task, { onlyQueued: true });
           return 'nothing';
         }
       }
@@ -195,40 +186,12 @@ export class TaskSupervisor {
       return 'verification_pending';
     }
     const verification = { passed: run.passed, checks: run.checks, at: now };
-    const owner = { recoveryOwner: lease.owner, recoveryLeaseExpiresAt: lease.expiresAt };
     if (run.passed) {
-      const completed = await this.tasks.transition(task, 'completed', {
-        attempt: task.attempt,
-        from: ['verifying'],
-        fields: {
-          verification,
-          result: { summary: task.claim?.summary ?? '', checks: run.checks, findings: run.findings },
-          ...owner,
-        },
-        eventData: {
-          checks: run.checks.map((c) => ({ check: c.check, expected: c.expected, actual: c.actual })),
-        },
-      });
-      // A child's end may free a place or queue its parent: published now rather than at the next sweep.
-      await publishDue(this.turns, completed.due);
+      await this.lifecycle.complete(task, { verification, findings: run.findings, lease });
       return 'completed';
     }
-    const missing = run.checks.filter((check) => !check.passed);
     this.recoveries.inc({ reason: 'failed_verification' });
-    await this.tasks.transition(task, 'retrying', {
-      attempt: task.attempt,
-      from: ['verifying'],
-      failedAttempt: {
-        model: task.model,
-        reason: 'failed_verification',
-        detail: missing
-          .map((c) => `${c.check}: ${c.detail ?? `expected ${JSON.stringify(c.expected)}`}`)
-          .join('; '),
-      },
-      fields: { verification, ...owner },
-      deadlineMs: now,
-      eventData: { turnFailed: 'failed_verification', failedChecks: missing.map((c) => c.check) },
-    });
+    await this.lifecycle.failVerification(task, { verification, lease, now });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
     return (await this.retries.publish(next, lease, run)) === 'published' ? 'recovered' : 'failed';

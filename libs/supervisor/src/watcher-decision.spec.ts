@@ -162,7 +162,7 @@ const rows: Row[] = [
       kind: 'fail',
       reason: 'limit',
       detail: 'TASK_MAX_DURATION_MS (3600000 ms of active time) reached',
-      anyStatus: true,
+      clock: 'active_time',
     },
   },
   {
@@ -196,7 +196,7 @@ const rows: Row[] = [
       kind: 'fail',
       reason: 'limit',
       detail: 'the question "Which page?" went unanswered for 1440 min (HUMAN_WAIT_TIMEOUT_MS)',
-      anyStatus: false,
+      clock: 'human_wait',
     },
   },
   {

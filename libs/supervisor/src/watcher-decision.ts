@@ -42,7 +42,7 @@ export type DecisionInput = Pick<
  * - `republish`      a queued task past its pick-up deadline: make sure its slice job exists;
  * - `publish_retry`  a task between attempts: publish the next attempt, or fail when the policy is spent;
  * - `verify`         run the exit criteria of a completion claim;
- * - `fail`           the task's clock ran out (`anyStatus`: the active-time limit overrides whatever it is doing);
+ * - `fail`           the task's clock ran out: its active time (which overrides whatever it is doing) or a person's answer time;
  * - `reschedule`     an expiry entry that came due early: put it back at `at`, then do `then`.
  */
 export type WatcherDecision =
@@ -53,7 +53,7 @@ export type WatcherDecision =
   | { kind: 'republish' }
   | { kind: 'publish_retry' }
   | { kind: 'verify' }
-  | { kind: 'fail'; reason: 'limit'; detail: string; anyStatus: boolean }
+  | { kind: 'fail'; reason: 'limit'; detail: string; clock: 'active_time' | 'human_wait' }
   | { kind: 'reschedule'; at: number; then: WatcherDecision };
 
 const NOTHING: WatcherDecision = { kind: 'nothing' };
@@ -155,13 +155,13 @@ function clockRanOut(
   task: DecisionInput,
   now: number,
   limits: DecisionLimits,
-): { detail: string; anyStatus: boolean } | undefined {
+): { detail: string; clock: 'active_time' | 'human_wait' } | undefined {
   if (task.status === 'waiting_on_human') {
     if (task.humanDeadlineAt === null || task.humanDeadlineAt > now) return undefined;
     const waited = Math.round(limits.humanWaitTimeoutMs / 60_000);
     return {
       detail: `the question "${task.humanQuestion ?? ''}" went unanswered for ${waited} min (HUMAN_WAIT_TIMEOUT_MS)`,
-      anyStatus: false,
+      clock: 'human_wait',
     };
   }
   if (task.activeSince === null) return undefined;
@@ -169,7 +169,7 @@ function clockRanOut(
   if (active < limits.taskMaxDurationMs) return undefined;
   return {
     detail: `TASK_MAX_DURATION_MS (${limits.taskMaxDurationMs} ms of active time) reached`,
-    anyStatus: true,
+    clock: 'active_time',
   };
 }
 

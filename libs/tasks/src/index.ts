@@ -5,6 +5,8 @@ export * from './task-codec';
 export * from './scripts/script-codes';
 export * from './scripts/task-scripts';
 export * from './task.repository';
+export * from './lifecycle';
+export * from './task-event-data';
 export * from './control-signals';
 export * from './history/history.types';
 export * from './history/finding';

@@ -2,52 +2,14 @@ import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
-import { BoundedMemo, crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
+import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from './scripts/script-codes';
 import { TaskScripts } from './scripts/task-scripts';
-import { ChildKeys } from './children/child-keys';
-import { decodeTask, encodeNewTask, JSON_FIELDS } from './task-codec';
+import { decodeTask, encodeNewTask } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
 import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from './task-status';
-import type { FailureReason, InFlightCall, NewTask, TaskRecord } from './task.types';
-
-export interface TransitionOptions {
-  /** The writer's attempt; omitted only for operator actions (stop, pause, resume, input). */
-  attempt?: number;
-  /** Compare-and-set: apply only if the stored status is one of these. */
-  from?: TaskStatus[];
-  fields?: Record<string, string | number | object | null>;
-  /**
-   * Marks the current attempt failed: appended to retryHistory (with what the attempt spent and
-   * who ran it, from the record) and the attempt bumped. retryCount counts retries that ran: the
-   * Watcher increments it when it publishes one.
-   */
-  failedAttempt?: { model: string; reason: FailureReason; detail?: string };
-  eventType?: string;
-  eventData?: Record<string, unknown>;
-  increments?: Record<string, number>;
-  deadlineMs?: number;
-}
-
-export interface TransitionResult {
-  status: TaskStatus;
-  attempt: number;
-  /**
-   * Slices the transition made due (docs/missions.md, "Child missions"): children given a
-   * place when a child ended, a parent queued when its last child ended. The Watcher's sweep
-   * publishes them anyway; a caller that publishes them at once saves a sweep interval.
-   */
-  due: DueSlice[];
-}
-
-export interface DueSlice {
-  taskId: string;
-  attempt: number;
-  slice: number;
-}
-
-/** Who is transitioned: the id and tenant, and the parent when the caller has the record. */
-export type TransitionTarget = Pick<TaskRecord, 'id' | 'tenantId'> & { parentId?: string | null };
+import type { HeartbeatProgress } from './task-event-data';
+import type { InFlightCall, NewTask, TaskRecord } from './task.types';
 
 export interface Progress {
   currentStep?: string;
@@ -67,31 +29,13 @@ export interface TaskPage {
 }
 
 type ScriptReply = [number, string, number];
-type TransitionReply = [number, string, number, string];
 
-function stringifyFields(fields: TransitionOptions['fields']): string {
-  if (!fields) return '';
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(fields)) {
-    // Structured fields are always JSON, even when the value is a bare string.
-    out[name] =
-      value === null
-        ? ''
-        : typeof value === 'object' || JSON_FIELDS.has(name)
-          ? JSON.stringify(value)
-          : String(value);
-  }
-  return JSON.stringify(out);
-}
-
-/** Tenant-and-shard key lists kept (transitionKeys): far more than a deployment's tenants × shards. */
-const SHARD_KEY_CACHE_SIZE = 10_000;
-
-/** The task record in Redis: every write goes through a Lua script; reads decode the hash. */
+/**
+ * The task record in Redis: creation, heartbeats, sweeps and reads. Every write goes through a Lua
+ * script; a status changes only through TaskLifecycle (lifecycle/).
+ */
 @Injectable()
 export class TaskRepository {
-  private readonly shardKeys = new BoundedMemo<readonly string[]>(SHARD_KEY_CACHE_SIZE);
-
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
@@ -149,92 +93,6 @@ export class TaskRepository {
     return task;
   }
 
-  private transitionKeys(task: Pick<TaskRecord, 'id' | 'tenantId'>, parentId: string | null): string[] {
-    const shard = this.keys.shardOf(task.id);
-    const children = new ChildKeys(this.keys);
-    // Without a parent the child keys are the task's own: unused, and in its slot.
-    const parent = parentId ?? task.id;
-    const keys = [this.keys.task(task.id)];
-    for (const key of this.shardTransitionKeys(shard, task.tenantId)) keys.push(key);
-    keys.push(this.keys.task(parent), children.running(parent), children.held(parent));
-    return keys;
-  }
-
-  /** KEYS[2..17] of transition-task.lua: the same for every task of a tenant on a shard, so built once. */
-  private shardTransitionKeys(shard: number, tenantId: string): readonly string[] {
-    const cacheKey = `${shard}:${tenantId}`;
-    const kept = this.shardKeys.get(cacheKey);
-    if (kept) return kept;
-    return this.shardKeys.set(cacheKey, [
-      this.keys.events(shard),
-      this.keys.deadlineIndex(shard),
-      this.keys.verifyingIndex(shard),
-      this.keys.expiryIndex(shard),
-      this.keys.updatesIndex(shard),
-      ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, tenantId, status)),
-      this.keys.callDeadlineIndex(shard),
-    ]);
-  }
-
-  private transitionArgs(
-    task: Pick<TaskRecord, 'id'>,
-    to: TaskStatus,
-    options: TransitionOptions,
-    now: number,
-  ): (string | number)[] {
-    return [
-      task.id,
-      to,
-      options.attempt === undefined ? '' : options.attempt,
-      options.from ? options.from.join(',') : '',
-      now,
-      options.deadlineMs ?? now + this.config.staleAfterMs,
-      stringifyFields(options.fields),
-      options.failedAttempt ? JSON.stringify({ ...options.failedAttempt, result: 'failed' }) : '',
-      options.eventType ?? '',
-      options.eventData ? JSON.stringify(options.eventData) : '',
-      this.config.eventStreamMaxLen,
-      options.increments ? JSON.stringify(options.increments) : '',
-      this.config.taskMaxDurationMs,
-      this.config.humanWaitTimeoutMs,
-      this.config.maxParallelChildren,
-    ];
-  }
-
-  /** The one way a task's status changes. Throws a typed error when the script refuses. */
-  async transition(
-    task: TransitionTarget,
-    to: TaskStatus,
-    options: TransitionOptions = {},
-    now = Date.now(),
-  ): Promise<TransitionResult> {
-    // parentId is set at creation and never changes: reading it here decides nothing about state.
-    const parentId =
-      task.parentId !== undefined
-        ? task.parentId
-        : TERMINAL_STATUSES.includes(to)
-          ? ((await this.redis.hget(this.keys.task(task.id), 'parentId')) ?? '') || null
-          : null;
-    const [code, status, attempt, due] = await this.scripts.run<TransitionReply>(
-      'transition-task',
-      this.transitionKeys(task, parentId),
-      this.transitionArgs(task, to, options, now),
-    );
-    if (code !== ScriptCode.Applied)
-      throw scriptRefusal(code, task.id, {
-        status: status as TaskStatus,
-        storedAttempt: attempt,
-        writerAttempt: options.attempt,
-        to,
-      });
-    const slices = JSON.parse(due || '[]') as unknown;
-    return {
-      status: status as TaskStatus,
-      attempt,
-      due: Array.isArray(slices) ? (slices as DueSlice[]) : [],
-    };
-  }
-
   /** Fenced heartbeat with progress; throws when the writer must abandon its slice. */
   async heartbeat(
     taskId: string,
@@ -244,7 +102,8 @@ export class TaskRepository {
     now = Date.now(),
   ): Promise<void> {
     const shard = this.keys.shardOf(taskId);
-    const fields: Record<string, string> = {};
+    // The task.progress event's data too (task-event-data.ts).
+    const fields: HeartbeatProgress = {};
     if (progress.currentStep !== undefined) fields.currentStep = progress.currentStep;
     if (progress.completedUnits !== undefined) fields.completedUnits = String(progress.completedUnits);
     if (progress.totalUnits !== undefined) fields.totalUnits = String(progress.totalUnits);

@@ -10,3 +10,4 @@ export * from './redis-cluster';
 export * from './kinds/fake-tool-gateway';
 export * from './kinds/kind-harness';
 export * from './kinds/kind-binder';
+export * from './lifecycle-fakes';

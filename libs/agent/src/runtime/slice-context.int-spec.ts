@@ -1,6 +1,6 @@
 import { noopKind } from '@vigil/builtin-kinds';
 import { TaskKind } from '@vigil/kinds';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { HeldContext, SliceContext, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
 import { buildPrompt } from './prompt-builder';
@@ -35,17 +35,18 @@ describe('a slice context held between slices', () => {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
   const store = new TaskContextStore(ctx.redis, ctx.keys);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   async function runningTask(id: string) {
     const { task } = await tasks.create(id, newNoopTask({ input: { steps: 10 }, totalUnits: 10 }));
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     return (await tasks.get(id))!;
   }
 
   async function runSlice(id: string, model: ModelProvider, held?: HeldContext, writer = 'run-1') {
     const { task, context } = await store.loadForSlice(id, held);
-    await tasks.transition(task!, 'running', { attempt: 1 }).catch(() => undefined);
+    await lifecycle.claimSlice(task!, { attempt: 1, ...TEST_CLAIM }).catch(() => undefined);
     const session = modelSession(ctx, recorder, {
       task: task!,
       context,
@@ -116,13 +117,18 @@ describe('a slice context held between slices', () => {
     await runningTask(id);
     const { held } = await runSlice(id, new StepModel());
     const running = (await tasks.get(id))!;
-    await tasks.transition(running, 'retrying', {
-      attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'crashed' },
+    await lifecycle.recover(running, {
+      reason: 'crashed',
+      detail: 'its worker is gone',
+      lease: { owner: 'watcher', expiresAt: Date.now() + 60_000 },
     });
     const retrying = (await tasks.get(id))!;
     expect(retrying.attempt).toBe(2);
-    await tasks.transition(retrying, 'queued', { attempt: 2, from: ['retrying'] });
+    await lifecycle.requeueForRetry(retrying, {
+      model: 'opus',
+      retryContext: { retryNumber: 1, reason: 'crashed', lastVerifiedStep: 0 },
+      lease: { owner: 'watcher', expiresAt: Date.now() + 60_000 },
+    });
     // Nothing else changed: same log, version and writer, but another attempt.
     expect(await store.loadForSlice(id, held)).toMatchObject({ source: 'stale' });
     expect(await store.loadForSlice(id, { ...held!, attempt: 2 })).toMatchObject({ source: 'held' });

@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import {
   ControlSignals,
+  redisTaskLifecycle,
   SpendLedger,
   StepRecorder,
   TaskContextStore,
@@ -34,13 +35,15 @@ describe('SliceRunner and held contexts', () => {
   const held = new SliceContextCache(ctx.config);
   const runner = new SliceRunner(
     tasks,
+    redisTaskLifecycle(ctx.redis, ctx.keys, ctx.config, {
+      slices: new TurnQueue([queue], ctx.keys),
+      wakeups: new WakeQueue([wakeQueue], ctx.keys),
+    }),
     new TaskContextStore(ctx.redis, ctx.keys),
     held,
     recorder,
     new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
     builtInKindBinder(ctx.config, new FakeToolGateway([])),
-    new TurnQueue([queue], ctx.keys),
-    new WakeQueue([wakeQueue], ctx.keys),
     new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
     new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), ctx.config),
     new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),

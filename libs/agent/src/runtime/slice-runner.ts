@@ -1,9 +1,9 @@
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { providerOf, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { BoundKind, KindBinder, KindTool, PlanStep } from '@vigil/kinds';
 import { CODE_VERSION } from '@vigil/platform';
-import { TurnJob, TurnQueue, WakeQueue } from '@vigil/queue';
+import type { TurnJob } from '@vigil/queue';
 import {
   ChildTaskRepository,
   FailureReason,
@@ -13,9 +13,9 @@ import {
   SpendLedger,
   StepRecorder,
   TaskContextStore,
+  TaskLifecycle,
   TaskRecord,
   TaskRepository,
-  TaskStatus,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
 import { scriptedPlanOf } from '../models/scripted-plan';
@@ -39,8 +39,6 @@ export const WORKER_ID = 'WORKER_ID';
 
 export type SliceOutcome = SliceEnd | 'skipped' | 'aborted';
 
-const RUNNING: TaskStatus[] = ['running', 'waiting_on_tool'];
-
 /** A claimed slice: the task as it was claimed, its context, and where that context came from. */
 type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
 
@@ -55,13 +53,12 @@ export class SliceRunner {
 
   constructor(
     private readonly tasks: TaskRepository,
+    private readonly lifecycle: TaskLifecycle,
     private readonly contexts: TaskContextStore,
     private readonly heldContexts: SliceContextCache,
     private readonly recorder: StepRecorder,
     private readonly executor: ToolExecutor,
     private readonly kinds: KindBinder,
-    private readonly turns: TurnQueue,
-    private readonly wakeups: WakeQueue,
     private readonly providers: ModelProviders,
     private readonly active: ActiveSlices,
     private readonly spend: GlobalSpendGate,
@@ -105,7 +102,7 @@ export class SliceRunner {
       const tools = await resolveTaskTools(bound, controller.signal);
       if (typeof tools === 'string') {
         heartbeat.stop();
-        await this.failTurn(task, job.attempt, 'tool_error', tools, RUNNING);
+        await this.failTurn(task, job.attempt, 'tool_error', tools, 'slice');
         return 'failed_turn';
       }
       // A parent back before all its children ended (a resume after a pause, a retry): it waits again.
@@ -147,7 +144,7 @@ export class SliceRunner {
     if (!signal.aborted && !isFencingError(error)) throw error;
     try {
       if (reason instanceof HungCallError) {
-        await this.failTurn(task, job.attempt, 'hung_call', reason.message, RUNNING);
+        await this.failTurn(task, job.attempt, 'hung_call', reason.message, 'slice');
         return 'failed_turn';
       }
       if (reason instanceof DrainDeadlineError) {
@@ -179,20 +176,15 @@ export class SliceRunner {
     if (task.parentId && task.sliceCount === 0 && (await this.childTasks?.isHeld(task))) return 'skipped';
     if (task.sliceCount >= this.config.taskMaxSlices) {
       const detail = `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached`;
-      await this.failTurn(task, job.attempt, 'limit', detail, ['queued']);
+      await this.failTurn(task, job.attempt, 'limit', detail, 'claim');
       return 'failed_turn';
     }
     try {
-      await this.tasks.transition(task, 'running', {
+      await this.lifecycle.claimSlice(task, {
         attempt: job.attempt,
-        from: ['queued'],
-        increments: { sliceCount: 1 },
-        fields: {
-          workerId: this.workerId,
-          lastHeartbeatAt: Date.now(),
-          provider: providerOf(task.model, this.config),
-          codeVersion: CODE_VERSION.label,
-        },
+        workerId: this.workerId,
+        provider: providerOf(task.model, this.config),
+        codeVersion: CODE_VERSION.label,
       });
     } catch (error) {
       if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) return 'skipped';
@@ -270,66 +262,37 @@ export class SliceRunner {
     result: SliceResult,
     keepContext: () => void,
   ): Promise<SliceOutcome> {
-    const attempt = job.attempt;
+    const { attempt, slice } = job;
     switch (result.end) {
       case 'next_slice':
-        await this.tasks.transition(task, 'queued', { attempt, from: RUNNING });
-        // Kept before the next slice is published: this worker may pick it up at once.
-        keepContext();
-        await this.turns.publish({ taskId: task.id, attempt, slice: job.slice + 1, reason: 'next_slice' });
+        await this.lifecycle.handOffSlice(task, { attempt, slice, beforeNextSlice: keepContext });
         return 'next_slice';
       case 'verifying':
-        await this.tasks.transition(task, 'verifying', {
-          attempt,
-          from: RUNNING,
-          fields: { claim: { summary: result.claim ?? '', attempt, at: Date.now() } },
-          eventData: { claim: result.claim ?? '' },
-        });
-        // A claim is checked within a second, not at the next sweep (the sweep is the backstop).
-        await this.wakeups.publish({ taskId: task.id, attempt, reason: 'verifying' });
+        await this.lifecycle.claimDone(task, { attempt, claim: result.claim ?? '' });
         return 'verifying';
       case 'waiting_on_human':
-        // A write nobody can settle but a person (unresolved_write), or the agent's own question.
-        await this.tasks.transition(task, 'waiting_on_human', {
+        await this.lifecycle.askPerson(task, {
           attempt,
-          from: RUNNING,
-          fields: {
-            humanQuestion: result.question ?? '',
-            humanInput: null,
-            // The answer link's secret (docs/conversations.md, "Human hand-offs"): new for every question.
-            humanToken: randomBytes(18).toString('base64url'),
-            statusReason: result.unresolvedWrite ? 'unresolved_write' : 'human_input',
-            ...(result.unresolvedWrite ? { unresolvedWrite: result.unresolvedWrite } : {}),
-          },
-          eventData: {
-            question: result.question ?? '',
-            ...(result.unresolvedWrite ? { reason: 'unresolved_write' } : {}),
-          },
+          question: result.question ?? '',
+          ...(result.unresolvedWrite ? { unresolvedWrite: result.unresolvedWrite } : {}),
         });
         return 'waiting_on_human';
       case 'waiting_on_children': {
-        // Out of the deadline index, never stale; queued at once if every child has ended already.
-        const parked = await this.tasks.transition(task, 'waiting_on_tool', {
+        const parked = await this.lifecycle.awaitChildren(task, {
           attempt,
-          from: RUNNING,
-          fields: { statusReason: 'children' },
-          eventData: { waitingOn: 'children' },
+          slice,
+          beforeNextSlice: keepContext,
         });
-        if (parked.status !== 'queued') return 'waiting_on_children';
-        keepContext();
-        await this.turns.publish({ taskId: task.id, attempt, slice: job.slice + 1, reason: 'next_slice' });
-        return 'next_slice';
+        return parked.status === 'queued' ? 'next_slice' : 'waiting_on_children';
       }
       case 'failed_turn':
-        await this.failTurn(task, attempt, result.reason ?? 'tool_error', result.detail, RUNNING);
+        await this.failTurn(task, attempt, result.reason ?? 'tool_error', result.detail, 'slice');
         return 'failed_turn';
       case 'paused':
-        // Money limits pause, never fail: `resume` with a higher budget continues from this step.
-        await this.tasks.transition(task, 'paused', {
+        await this.lifecycle.pauseForMoney(task, {
           attempt,
-          from: RUNNING,
-          fields: { statusReason: result.pauseReason ?? 'budget' },
-          eventData: { by: 'limit', reason: result.pauseReason ?? 'budget', detail: result.detail ?? '' },
+          reason: result.pauseReason ?? 'budget',
+          ...(result.detail !== undefined ? { detail: result.detail } : {}),
         });
         return 'paused';
     }
@@ -341,19 +304,16 @@ export class SliceRunner {
     attempt: number,
     reason: FailureReason,
     detail: string | undefined,
-    from: TaskStatus[],
+    during: 'claim' | 'slice',
   ): Promise<void> {
     this.logger.warn(
       `task ${task.id} attempt ${attempt}: turn failed (${reason}${detail ? `: ${detail}` : ''})`,
     );
-    await this.tasks.transition(task, 'retrying', {
+    await this.lifecycle.failAttempt(task, {
       attempt,
-      from,
-      failedAttempt: { model: task.model, reason, ...(detail ? { detail } : {}) },
-      deadlineMs: Date.now(),
-      eventData: { turnFailed: reason, detail },
+      reason,
+      during,
+      ...(detail !== undefined ? { detail } : {}),
     });
-    // The Watcher decides about the retry now, not at its next sweep.
-    await this.wakeups.publish({ taskId: task.id, attempt, reason: 'turn_failed' });
   }
 }

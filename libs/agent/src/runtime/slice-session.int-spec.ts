@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { SpendLedger, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
 import { estimateCostUsd } from '../models/price-table';
@@ -33,6 +33,7 @@ describe('SliceSession budgets', () => {
   const ctx = new RedisTestContext('slice-session', { GLOBAL_SPEND_LIMIT_USD: '100', SLICE_MAX_STEPS: '50' });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   it('pauses before the call that would overspend, lowering max_tokens first; every call charged to the task and the gateway', async () => {
@@ -40,7 +41,7 @@ describe('SliceSession budgets', () => {
       'budget-1',
       newNoopTask({ input: { steps: 40 }, budgetUsd: 1, totalUnits: 40 }),
     );
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const model = new ExpensiveModel();
     const session = modelSession(ctx, recorder, {
       task: (await tasks.get(task.id))!,
@@ -68,7 +69,7 @@ describe('SliceSession budgets', () => {
 
   it('never lets concurrent reservations on one task pass its budget', async () => {
     const { task } = await tasks.create('budget-2', newNoopTask({ budgetUsd: 1 }));
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const connections = Array.from({ length: 10 }, () => ctx.redis.duplicate());
     try {
       const grants = await Promise.all(

@@ -5,7 +5,7 @@ import { WebhookChannel } from '../webhooks/webhook-channel';
 import { WebhookQueues } from '../webhooks/webhook-queues';
 import { EventHandler } from './event-handler';
 import { NOTIFIER_GROUP, NotifierConsumer } from './notifier-consumer';
-import { newNoopTask, RedisTestContext } from '@vigil/testing';
+import { newNoopTask, RedisTestContext, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { MessageLog, TaskRecord, TaskRepository } from '@vigil/tasks';
 
 /** Events written by the real transition scripts, handled (and redelivered) against the real Redis. */
@@ -15,6 +15,8 @@ describe('event messages (append-message.lua)', () => {
     NOTIFIER_CLAIM_IDLE_MS: '300',
   });
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
+  const lease = { owner: 'watcher', expiresAt: Date.now() + 60_000 };
   const log = new MessageLog(ctx.redis, ctx.keys);
   const queues = new WebhookQueues(sectionsOf(ctx.config).redis, sectionsOf(ctx.config).webhooks, ctx.keys);
   const outbox = new DeliveryOutbox(ctx.redis, ctx.keys, [new WebhookChannel(queues, ctx.config)]);
@@ -50,43 +52,28 @@ describe('event messages (append-message.lua)', () => {
   /** A whole life through the real scripts: question, answer, pause, resume, recovery, agent, done. */
   async function liveTask(overrides: Parameters<typeof newNoopTask>[0]): Promise<TaskRecord> {
     const { task } = await repo.create(`events${seq++}`, newNoopTask(overrides));
-    await repo.transition(task, 'running', { attempt: 1 });
-    await repo.transition(task, 'waiting_on_human', {
-      attempt: 1,
-      fields: { humanQuestion: 'Which ad account?' },
-      eventData: { question: 'Which ad account?' },
-    });
-    await repo.transition(task, 'queued', {
-      from: ['waiting_on_human'],
-      eventType: 'task.resumed',
-      eventData: { by: 'user', input: true },
-    });
-    await repo.transition(task, 'paused', { eventData: { by: 'user' } });
-    await repo.transition(task, 'queued', {
-      from: ['paused'],
-      increments: { attempt: 1 },
-      eventType: 'task.resumed',
-      eventData: { by: 'user' },
-    });
-    await repo.transition(task, 'running', { attempt: 2 });
-    await repo.transition(task, 'retrying', {
-      attempt: 2,
-      failedAttempt: { model: 'opus', reason: 'crashed', detail: 'worker w1 is gone' },
-    });
-    await repo.transition(task, 'queued', {
-      attempt: 3,
-      from: ['retrying'],
-      eventType: 'task.recovered',
-      eventData: { retryNumber: 1, reason: 'crashed', completedUnits: 1 },
-    });
-    await repo.transition(task, 'running', { attempt: 3 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.askPerson(task, { attempt: 1, question: 'Which ad account?' });
+    await lifecycle.answer(task, { text: 'The EU one.' });
+    await lifecycle.pause(task);
+    await lifecycle.resume(task);
+    await lifecycle.claimSlice(task, { attempt: 2, ...TEST_CLAIM });
+    await lifecycle.recover(
+      { ...task, attempt: 2 },
+      { reason: 'crashed', detail: 'worker w1 is gone', lease },
+    );
+    await lifecycle.requeueForRetry(
+      { ...task, attempt: 3 },
+      { model: 'opus', retryContext: { retryNumber: 1, reason: 'crashed', lastVerifiedStep: 1 }, lease },
+    );
+    await lifecycle.claimSlice(task, { attempt: 3, ...TEST_CLAIM });
     await agentSays(task, 'Two of three steps are done.');
-    await repo.transition(task, 'verifying', { attempt: 3 });
+    await lifecycle.claimDone(task, { attempt: 3, claim: '' });
     const checks = [{ check: 'all_steps_recorded', expected: 3, actual: 3, passed: true }];
-    await repo.transition(task, 'completed', {
-      attempt: 3,
-      fields: { verification: { passed: true, checks, at: Date.now() } },
-    });
+    await lifecycle.complete(
+      { ...task, attempt: 3 },
+      { verification: { passed: true, checks, at: Date.now() }, findings: [], lease },
+    );
     return task;
   }
 
@@ -131,9 +118,9 @@ describe('event messages (append-message.lua)', () => {
 
   it('sends nothing after the final message', async () => {
     const { task } = await repo.create(`events${seq++}`, newNoopTask());
-    await repo.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await agentSays(task, 'early');
-    await repo.transition(task, 'cancelled', { eventData: { by: 'user' } });
+    await lifecycle.stop(task);
     await agentSays(task, 'too late');
     const events = await eventsOf(task.id);
     const outcomes = [];

@@ -1,6 +1,13 @@
 import type { TaskEvent } from '@vigil/events';
 import type { UserMessage } from '../messages/user-message';
 
+/** A progress update carries the message it announced (claim-update.lua); the frame shows it once. */
+function splitMessage(event: TaskEvent): { data: object; carried?: UserMessage } {
+  if (event.type !== 'task.progress' || !('message' in event.data)) return { data: event.data };
+  const { message: carried, ...data } = event.data;
+  return { data, carried };
+}
+
 /** Stream ids as Redis writes them (`<ms>-<seq>`): the only thing accepted as a Last-Event-ID. */
 export function isStreamId(value: string): boolean {
   return /^\d{1,20}-\d{1,20}$/.test(value);
@@ -8,7 +15,7 @@ export function isStreamId(value: string): boolean {
 
 /** One Server-Sent Event: `id` is the stream id (what a client resumes from), `event` the type. */
 export function sseFrame(event: TaskEvent, message: UserMessage | null): string {
-  const { message: carried, ...data } = event.data;
+  const { data, carried } = splitMessage(event);
   const payload = {
     id: event.id,
     type: event.type,

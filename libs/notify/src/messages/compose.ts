@@ -45,22 +45,21 @@ export function composeForEvent(
   task: TaskRecord,
   extras: ComposeExtras = {},
 ): MessageDraft | null {
-  const data = event.data;
   switch (event.type) {
     case 'task.recovered':
-      return { kind: 'recovery', text: recoveryText(task, data), final: false };
+      return { kind: 'recovery', text: recoveryText(task, event.data), final: false };
     case 'task.message': {
-      const text = agentText(data);
+      const text = agentText(event.data);
       return text ? { kind: 'agent', text, final: false } : null;
     }
     case 'task.waiting_on_human':
-      return { kind: 'human_input', text: humanInputText(task, data, extras.answerUrl), final: false };
+      return { kind: 'human_input', text: humanInputText(task, event.data, extras.answerUrl), final: false };
     case 'task.paused':
-      return { kind: 'control', text: pausedText(task, data), final: false };
+      return { kind: 'control', text: pausedText(task, event.data), final: false };
     case 'task.resumed':
-      return { kind: 'control', text: resumedText(task, data), final: false };
+      return { kind: 'control', text: resumedText(task, event.data), final: false };
     case 'task.cancelled':
-      return { kind: 'control', text: stoppedText(task, data), final: true };
+      return { kind: 'control', text: stoppedText(task, event.data), final: true };
     case 'task.completed':
       return { kind: 'completed', text: completedText(task, extras.report), final: true };
     case 'task.failed':

@@ -1,19 +1,17 @@
-import type { TaskRecord } from '@vigil/tasks';
+import type { CancelledData, PausedData, ResumedData, TaskEventDataMap, TaskRecord } from '@vigil/tasks';
 import { bounded, sentence, stepsDone, titleOf } from './wording';
-
-type EventData = Record<string, unknown>;
 
 const numberOr = (value: unknown, fallback: number | null): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : fallback;
 
-const byUser = (data: EventData): string => (data.by === 'user' ? ' at your request' : '');
+const byUser = (data: { by?: string }): string => (data.by === 'user' ? ' at your request' : '');
 
 /**
  * The honest recovery notice: what stopped, that the work resumed from the last completed step, and
  * how far it was. The event's `detail` is deliberately not quoted: it may carry error text or a model
  * name, and neither helps the user.
  */
-export function recoveryText(task: TaskRecord, data: EventData): string {
+export function recoveryText(task: TaskRecord, data: Partial<TaskEventDataMap['task.recovered']>): string {
   const title = titleOf(task);
   const opening =
     data.reason === 'failed_verification'
@@ -30,13 +28,17 @@ export function recoveryText(task: TaskRecord, data: EventData): string {
 }
 
 /** A `message_user` call: the agent's own words, bounded in length. */
-export function agentText(data: EventData): string | null {
+export function agentText(data: Partial<TaskEventDataMap['task.message']>): string | null {
   if (data.kind !== 'agent' || typeof data.text !== 'string') return null;
   const text = bounded(data.text);
   return text.length > 0 ? text : null;
 }
 
-export function humanInputText(task: TaskRecord, data: EventData, answerUrl?: string): string {
+export function humanInputText(
+  task: TaskRecord,
+  data: Partial<TaskEventDataMap['task.waiting_on_human']>,
+  answerUrl?: string,
+): string {
   const asked =
     typeof data.question === 'string' && data.question.trim() ? data.question : task.humanQuestion;
   const question = bounded(asked ?? '') || '(the task did not say what it needs)';
@@ -50,7 +52,7 @@ export function humanInputText(task: TaskRecord, data: EventData, answerUrl?: st
   ].join(' ');
 }
 
-export function pausedText(task: TaskRecord, data: EventData): string {
+export function pausedText(task: TaskRecord, data: Partial<PausedData>): string {
   if (data.reason === 'budget') {
     return `Your task ${titleOf(task)} is paused: its budget of $${task.budgetUsd} is nearly spent ($${task.spentUsd.toFixed(2)} used), and the next step could cost more than what is left. Nothing was lost. To continue from this step, resume it with a higher budget (POST /v1/tasks/${task.id}/resume with {"budgetUsd": …}).`;
   }
@@ -60,14 +62,14 @@ export function pausedText(task: TaskRecord, data: EventData): string {
   return `Your task ${titleOf(task)} was paused${byUser(data)}. Nothing runs until it is resumed (POST /v1/tasks/${task.id}/resume); completed steps are kept.`;
 }
 
-export function resumedText(task: TaskRecord, data: EventData): string {
+export function resumedText(task: TaskRecord, data: ResumedData): string {
   return data.input === true
     ? `Your answer was received, and your task ${titleOf(task)} continues.`
     : `Your task ${titleOf(task)} was resumed${byUser(data)} and continues from its last completed step.`;
 }
 
 /** The final message of a stopped task: what was done, and that external changes stay. */
-export function stoppedText(task: TaskRecord, data: EventData): string {
+export function stoppedText(task: TaskRecord, data: CancelledData): string {
   const done = stepsDone(task.completedUnits, task.totalUnits, 'were');
   return [
     `Your task ${titleOf(task)} was stopped${byUser(data)}; nothing more will run.`,

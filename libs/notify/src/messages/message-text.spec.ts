@@ -82,12 +82,14 @@ describe('message texts (from the record only)', () => {
 
   it('recovery is honest and names no model, error text or stack', () => {
     const task = taskRecord({ model: 'gemini', retryCount: 1, completedUnits: 12 });
-    const text = recoveryText(task, {
+    // Even an event that carried the attempt's error detail does not get it quoted.
+    const data = {
       retryNumber: 1,
-      reason: 'crashed',
+      reason: 'crashed' as const,
       completedUnits: 12,
       detail: 'TypeError: boom\n    at run (/app/dist/x.js:1:2) claude-opus-4-1',
-    });
+    };
+    const text = recoveryText(task, data);
     expect(text).toContain(
       'The original execution of your task "Build the spring campaign" stopped unexpectedly',
     );

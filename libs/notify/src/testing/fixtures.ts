@@ -1,5 +1,5 @@
 import type { TaskEvent, TaskEventType } from '@vigil/events';
-import type { TaskRecord } from '@vigil/tasks';
+import type { TaskEventDataMap, TaskRecord } from '@vigil/tasks';
 
 /** A complete task record as decodeTask returns it, for the pure wording tests. */
 export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
@@ -59,23 +59,23 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
   };
 }
 
-export function taskEvent(
-  type: TaskEventType,
-  data: Record<string, unknown> = {},
+/** An event of `type`; its data may leave out what the wording under test does not read. */
+export function taskEvent<T extends TaskEventType>(
+  type: T,
+  data: Partial<TaskEventDataMap[T]> = {},
   id = '1700000000500-0',
 ): TaskEvent {
-  return {
+  const envelope = {
     id,
     shard: 0,
-    type,
     taskId: 'tsk_fixture',
     tenantId: 'acme',
     attempt: 1,
     at: 1_700_000_000_500,
     status: 'running',
     from: 'running',
-    data,
   };
+  return { ...envelope, type, data } as TaskEvent;
 }
 
 /** Whatever a message says, it never shows a percentage. */

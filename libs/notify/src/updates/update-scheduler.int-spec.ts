@@ -1,6 +1,6 @@
 import { sectionsOf } from '@vigil/config';
 import type { Redis } from 'ioredis';
-import { newNoopTask, RedisTestContext } from '@vigil/testing';
+import { newNoopTask, RedisTestContext, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { MessageLog, TaskRepository } from '@vigil/tasks';
 import { DeliveryOutbox } from '../delivery/delivery-outbox';
 import type { UserMessage } from '../messages/user-message';
@@ -17,6 +17,7 @@ describe('progress updates (claim-update.lua)', () => {
   const I = 1_000;
   const ctx = new RedisTestContext('notify-claims', { USER_UPDATE_INTERVAL_MS: String(I) });
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   const log = new MessageLog(ctx.redis, ctx.keys);
   const { redis: redisConfig, webhooks, clocks, limits } = sectionsOf(ctx.config);
   const queues = new WebhookQueues(redisConfig, webhooks, ctx.keys);
@@ -29,7 +30,7 @@ describe('progress updates (claim-update.lua)', () => {
 
   // Each test's tasks end with it, so a tick's report speaks only of the tasks of the next test.
   afterEach(async () => {
-    for (const task of created.splice(0)) await repo.transition(task, 'cancelled').catch(() => undefined);
+    for (const task of created.splice(0)) await lifecycle.stop(task).catch(() => undefined);
   });
 
   afterAll(async () => {
@@ -44,7 +45,7 @@ describe('progress updates (claim-update.lua)', () => {
       '',
       T0,
     );
-    await repo.transition(task, 'running', { attempt: 1 }, T0 + 10);
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM, now: T0 + 10 });
     created.push(task);
     return task;
   }
@@ -101,22 +102,22 @@ describe('progress updates (claim-update.lua)', () => {
 
   it('skips slots while paused or waiting on the user, and resumes the cadence after', async () => {
     const task = await runningTask();
-    await repo.transition(task, 'paused', {}, T0 + 20);
+    await lifecycle.pause(task, { now: T0 + 20 });
     expect(await scheduler().tick(T0 + I + 1)).toEqual({ parked: 1 });
     expect(await ctx.redis.zscore(ctx.keys.updatesIndex(0), task.id)).toBe(String(T0 + 2 * I));
-    await repo.transition(task, 'queued', { from: ['paused'] }, T0 + 2 * I + 10);
-    await repo.transition(task, 'running', {}, T0 + 2 * I + 20);
-    await repo.transition(task, 'waiting_on_human', { fields: { humanQuestion: 'Which?' } }, T0 + 2 * I + 30);
+    await lifecycle.resume(task, { now: T0 + 2 * I + 10 });
+    await lifecycle.claimSlice(task, { attempt: 2, ...TEST_CLAIM, now: T0 + 2 * I + 20 });
+    await lifecycle.askPerson(task, { attempt: 2, question: 'Which?', now: T0 + 2 * I + 30 });
     expect(await scheduler().tick(T0 + 2 * I + 40)).toEqual({ parked: 1 });
     expect(await progress(task.id)).toHaveLength(0);
-    await repo.transition(task, 'queued', { from: ['waiting_on_human'] }, T0 + 3 * I);
+    await lifecycle.answer(task, { text: 'That one.', now: T0 + 3 * I });
     expect(await scheduler().tick(T0 + 3 * I + 50)).toEqual({ claimed: 1 });
     expect((await progress(task.id)).map((m) => m.id)).toEqual([`${task.id}-up-3`]);
   });
 
   it('sends nothing once the task ended: the index forgets it and a direct claim is refused', async () => {
     const task = await runningTask();
-    await repo.transition(task, 'cancelled', {}, T0 + 500);
+    await lifecycle.stop(task, { now: T0 + 500 });
     expect(await ctx.redis.zscore(ctx.keys.updatesIndex(0), task.id)).toBeNull();
     expect(await scheduler().tick(T0 + 5 * I)).toEqual({});
     const message = {

@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskRepository } from '../task.repository';
 import { ChildKeys } from './child-keys';
 import { ChildTaskRepository } from './child-task.repository';
@@ -13,6 +13,7 @@ describe('child tasks', () => {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
   const childKeys = new ChildKeys(ctx.keys);
+  const { lifecycle } = redisLifecycle(ctx);
   let seq = 0;
 
   afterAll(() => ctx.close());
@@ -20,7 +21,7 @@ describe('child tasks', () => {
   async function parentRunning() {
     const id = `parent-${++seq}`;
     const { task } = await tasks.create(id, newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     return task;
   }
 
@@ -71,10 +72,7 @@ describe('child tasks', () => {
     const ids = await createChildren(parent.id, 12);
     await Promise.all(ids.map((id) => children.register(parent.id, id)));
     // The parent's turn ends waiting on its children: out of the deadline index.
-    const parked = await tasks.transition(parent, 'waiting_on_tool', {
-      attempt: 1,
-      fields: { statusReason: 'children' },
-    });
+    const parked = await lifecycle.awaitChildren(parent, { attempt: 1, slice: 1 });
     expect(parked.status).toBe('waiting_on_tool');
     const shard = ctx.keys.shardOf(parent.id);
     expect(await ctx.redis.zscore(ctx.keys.deadlineIndex(shard), parent.id)).toBeNull();
@@ -87,9 +85,7 @@ describe('child tasks', () => {
       if (running.length === 0) break;
       // The running children end at once, concurrently.
       const ends = await Promise.all(
-        running.map(async (id) =>
-          tasks.transition((await tasks.get(id))!, 'cancelled', { from: ['queued'] }),
-        ),
+        running.map(async (id) => lifecycle.cancelChild((await tasks.get(id))!, { onlyQueued: true })),
       );
       maxRunning = Math.max(maxRunning, await runningCount(parent.id));
       for (const end of ends)
@@ -101,7 +97,8 @@ describe('child tasks', () => {
     expect(maxRunning).toBeLessThanOrEqual(3);
     // Released in registration order, each once, all due in the deadline index.
     expect(released).toEqual(ids.slice(3));
-    expect(parentDue).toEqual({ taskId: parent.id, attempt: 1, slice: 1 });
+    // Its next slice: the parent ran one before it waited.
+    expect(parentDue).toEqual({ taskId: parent.id, attempt: 1, slice: 2 });
     const after = (await tasks.get(parent.id))!;
     expect(after).toMatchObject({
       status: 'queued',
@@ -115,13 +112,10 @@ describe('child tasks', () => {
     const parent = await parentRunning();
     const [child] = await createChildren(parent.id, 1);
     await children.register(parent.id, child);
-    const ended = await tasks.transition((await tasks.get(child))!, 'cancelled');
+    const ended = await lifecycle.stop((await tasks.get(child))!);
     // The parent is still running: nothing to queue yet.
     expect(ended.due).toEqual([]);
-    const parked = await tasks.transition(parent, 'waiting_on_tool', {
-      attempt: 1,
-      fields: { statusReason: 'children' },
-    });
+    const parked = await lifecycle.awaitChildren(parent, { attempt: 1, slice: 1 });
     expect(parked.status).toBe('queued');
     expect((await tasks.get(parent.id))!.statusReason).toBeNull();
   });
@@ -130,11 +124,9 @@ describe('child tasks', () => {
     const parent = await parentRunning();
     const ids = await createChildren(parent.id, 5);
     await Promise.all(ids.map((id) => children.register(parent.id, id)));
-    await tasks.transition(parent, 'cancelled');
+    await lifecycle.stop(parent);
     const running = await ctx.redis.smembers(childKeys.running(parent.id));
-    const ends = await Promise.all(
-      running.map(async (id) => tasks.transition((await tasks.get(id))!, 'cancelled')),
-    );
+    const ends = await Promise.all(running.map(async (id) => lifecycle.stop((await tasks.get(id))!)));
     expect(ends.flatMap((end) => end.due)).toEqual([]);
     const late = children.childId(parent.id, 'step:late');
     await tasks.create(late, newNoopTask({ parentId: parent.id }));

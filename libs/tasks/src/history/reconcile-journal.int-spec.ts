@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskRepository } from '../task.repository';
 import type { HeldContext, JournalEntry } from './history.types';
 import { TaskContextStore } from './task-context.store';
@@ -8,6 +8,7 @@ describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
   const ctx = new RedisTestContext('reconcile-journal');
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const scripts = new WriteJournal(ctx.redis, ctx.keys);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   it('records a found write only during its recovery, and makes held slice contexts stale', async () => {
@@ -25,9 +26,13 @@ describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
     expect(await ctx.redis.hlen(ctx.keys.journal(task.id))).toBe(0);
     expect((await tasks.get(task.id))!.contextVersion).toBe(0);
 
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const running = (await tasks.get(task.id))!;
-    await tasks.transition(running, 'retrying', { attempt: 1 });
+    await lifecycle.recover(running, {
+      reason: 'crashed',
+      detail: 'its worker is gone',
+      lease: { owner: 'watcher', expiresAt: Date.now() + 60_000 },
+    });
     const retrying = (await tasks.get(task.id))!;
     expect(retrying.contextVersion).toBe(0);
     // A context held as of now (nothing recorded yet) would be current until the reconcile.

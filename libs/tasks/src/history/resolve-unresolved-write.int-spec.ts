@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskNotActiveError } from '../task-errors';
 import { TaskRepository } from '../task.repository';
 import type { JournalEntry } from './history.types';
@@ -10,21 +10,19 @@ describe('WriteJournal.resolveUnresolved (resolve-unresolved-write.lua)', () => 
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const journal = new WriteJournal(ctx.redis, ctx.keys);
   const contexts = new TaskContextStore(ctx.redis, ctx.keys);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   /** A task whose slice found `write:1`'s outcome unknown and began waiting for a person. */
   async function waiting(id: string) {
     const { task } = await tasks.create(id, newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     expect((await journal.begin(id, 1, 'write:1', { title: 'renew' })).state).toBe('new');
     const running = (await tasks.get(id))!;
-    await tasks.transition(running, 'waiting_on_human', {
+    await lifecycle.askPerson(running, {
       attempt: 1,
-      fields: {
-        statusReason: 'unresolved_write',
-        humanQuestion: 'did it happen?',
-        unresolvedWrite: { key: 'write:1', tool: 'create_ticket', args: { title: 'renew' } },
-      },
+      question: 'did it happen?',
+      unresolvedWrite: { key: 'write:1', tool: 'create_ticket', args: { title: 'renew' } },
     });
     return (await tasks.get(id))!;
   }
@@ -64,20 +62,17 @@ describe('WriteJournal.resolveUnresolved (resolve-unresolved-write.lua)', () => 
     expect(await journal.resolveUnresolved(task.id, 'not_done', 'not there')).toBe('settled');
     expect(await entry(task.id)).toBeNull();
     expect((await contexts.load(task.id)).doneSteps.size).toBe(0);
-    await tasks.transition((await tasks.get(task.id))!, 'queued', { from: ['waiting_on_human'] });
-    await tasks.transition((await tasks.get(task.id))!, 'running', { attempt: 1 });
+    await lifecycle.answer((await tasks.get(task.id))!, { text: 'not there', resolution: 'not_done' });
+    await lifecycle.claimSlice((await tasks.get(task.id))!, { attempt: 1, ...TEST_CLAIM });
     expect((await journal.begin(task.id, 1, 'write:1', { title: 'renew' })).state).toBe('new');
   });
 
   it('is refused unless the task waits on an unresolved write', async () => {
     const { task } = await tasks.create('resolve-refused', newNoopTask());
     await expect(journal.resolveUnresolved(task.id, 'done', 'x')).rejects.toThrow(TaskNotActiveError);
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await journal.begin(task.id, 1, 'write:1', {});
-    await tasks.transition((await tasks.get(task.id))!, 'waiting_on_human', {
-      attempt: 1,
-      fields: { statusReason: 'human_input', humanQuestion: 'which colour?' },
-    });
+    await lifecycle.askPerson((await tasks.get(task.id))!, { attempt: 1, question: 'which colour?' });
     await expect(journal.resolveUnresolved(task.id, 'done', 'x')).rejects.toThrow(TaskNotActiveError);
     expect((await entry(task.id))?.state).toBe('intent');
   });

@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { StaleAttemptError, TaskNotActiveError } from '../task-errors';
 import { TaskRepository } from '../task.repository';
 import { StepRecorder } from './step-recorder';
@@ -7,6 +7,7 @@ describe('record-step.lua', () => {
   const ctx = new RedisTestContext('record-step');
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   const action = (extra: Record<string, unknown> = {}) => ({
@@ -23,7 +24,7 @@ describe('record-step.lua', () => {
 
   it('stores the action exactly as recorded, numbering it, and counts the step done once', async () => {
     const { task } = await tasks.create('rs-1', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const first = await recorder.record({
       taskId: task.id,
       attempt: 1,
@@ -48,7 +49,7 @@ describe('record-step.lua', () => {
 
   it('finds every field it reads and writes at the front of the task hash, whatever else the task holds', async () => {
     const { task } = await tasks.create('rs-order', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await recorder.record({
       taskId: task.id,
       attempt: 1,
@@ -98,7 +99,7 @@ describe('record-step.lua', () => {
 
   it('records a step sent again by the same slice run once: a retried call whose reply was lost', async () => {
     const { task } = await tasks.create('rs-repeat', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const step = (writerSeq: number, key: string) => ({
       taskId: task.id,
       attempt: 1,
@@ -126,7 +127,7 @@ describe('record-step.lua', () => {
 
   it('numbers steps and counts units from the record, and from the log and set when another writer moved them', async () => {
     const { task } = await tasks.create('rs-count', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const step = (key: string) => ({
       taskId: task.id,
       attempt: 1,
@@ -156,7 +157,7 @@ describe('record-step.lua', () => {
 
     // A task without a unit count has none stored until its first step: the set is counted.
     const { task: open } = await tasks.create('rs-count-open', { ...newNoopTask(), totalUnits: null });
-    await tasks.transition(open, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(open, { attempt: 1, ...TEST_CLAIM });
     expect((await tasks.get(open.id))!.completedUnits).toBeNull();
     const first = await recorder.record({ ...step('a'), taskId: open.id });
     expect(first).toMatchObject({ step: 1, completedUnits: 1 });
@@ -164,7 +165,7 @@ describe('record-step.lua', () => {
 
   it('counts consecutive errors and resets them on success', async () => {
     const { task } = await tasks.create('rs-2', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const failed = {
       taskId: task.id,
       attempt: 1,
@@ -182,11 +183,8 @@ describe('record-step.lua', () => {
 
   it('refuses a stale attempt and a stopped task, writing nothing', async () => {
     const { task } = await tasks.create('rs-3', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
-    await tasks.transition(task, 'retrying', {
-      attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'frozen' },
-    });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.failAttempt(task, { attempt: 1, reason: 'hung_call', during: 'slice' });
     const write = { taskId: task.id, attempt: 1, action: action(), succeeded: true, currentStep: 'zombie' };
     await expect(recorder.record(write)).rejects.toBeInstanceOf(StaleAttemptError);
     await expect(recorder.record({ ...write, attempt: 2 })).rejects.toBeInstanceOf(TaskNotActiveError);

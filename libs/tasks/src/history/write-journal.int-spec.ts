@@ -1,4 +1,4 @@
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError } from '../task-errors';
 import { TaskRepository } from '../task.repository';
 import { WriteJournal } from './write-journal';
@@ -7,11 +7,12 @@ describe('WriteJournal (journal-intent.lua)', () => {
   const ctx = new RedisTestContext('write-journal');
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const journal = new WriteJournal(ctx.redis, ctx.keys);
+  const { lifecycle } = redisLifecycle(ctx);
   afterAll(() => ctx.close());
 
   it('journals an intent once; a later begin sees it unknown, or done once its result is recorded', async () => {
     const { task } = await tasks.create('wj-1', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     expect(await journal.begin(task.id, 1, 'write:0', { name: 'a' })).toEqual({ state: 'new' });
     expect(await journal.begin(task.id, 1, 'write:0', { name: 'a' })).toMatchObject({
       state: 'unknown',
@@ -30,11 +31,8 @@ describe('WriteJournal (journal-intent.lua)', () => {
 
   it('refuses a stale attempt, a task not running and a missing task, with what is stored', async () => {
     const { task } = await tasks.create('wj-2', newNoopTask());
-    await tasks.transition(task, 'running', { attempt: 1 });
-    await tasks.transition(task, 'retrying', {
-      attempt: 1,
-      failedAttempt: { model: 'opus', reason: 'frozen' },
-    });
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.failAttempt(task, { attempt: 1, reason: 'hung_call', during: 'slice' });
     const stale = await journal.begin(task.id, 1, 'write:0', {}).catch((e: unknown) => e);
     expect(stale).toBeInstanceOf(StaleAttemptError);
     expect(stale).toMatchObject({ writerAttempt: 1, currentAttempt: 2 });

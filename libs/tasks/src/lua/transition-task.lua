@@ -1,8 +1,10 @@
 --[[
-  The one writer path for a task's status. Atomically: re-reads the stored status and attempt,
-  rejects stale attempts (fencing) and transitions the table does not allow (terminal states are
-  never left), then writes the status with its fields, bumps updatedAt, keeps the task's active
-  clock, maintains every index and appends the matching event to the shard's stream.
+  The one writer path for a task's status, called only by the task lifecycle (libs/tasks/src/
+  lifecycle, docs/ARCHITECTURE.md "The task lifecycle") with the operation it performs. Atomically:
+  re-reads the stored status and attempt, rejects stale attempts (fencing) and transitions the
+  table does not allow (terminal states are never left), then writes the status with its fields,
+  bumps updatedAt, keeps the task's active clock, maintains every index and appends the matching
+  event to the shard's stream.
 
   The active clock: time in clocked states (isClocked) adds up in activeMs; paused and
   waiting-for-a-person time does not. The expiry index holds when the task's clock runs out: for
@@ -28,17 +30,41 @@
   ARGV[4]  required current statuses, comma-separated ("" = any the table allows)
   ARGV[5]  now (ms)
   ARGV[6]  deadline (ms) for the deadline index when the target is an active state
-  ARGV[7]  fields to set, JSON object of field -> string ("" none); statusReason is cleared
-           unless given here
+  ARGV[7]  fields to set, JSON object of field -> string ("" none), composed from typed payloads
   ARGV[8]  failed-attempt entry, JSON ("" none): appended to retryHistory with the attempt, its
            provider, the Worker that ran it and what it spent; bumps attempt
-  ARGV[9]  event type ("" = derived from the transition)
+  ARGV[9]  operation (below): says what the move means and which event it writes
   ARGV[10] event data, JSON object ("" = {})
   ARGV[11] event stream max length (approximate)
   ARGV[12] integer increments, JSON object of field -> n ("" none)
   ARGV[13] the active-time limit (TASK_MAX_DURATION_MS)
   ARGV[14] how long a question may wait for its answer (HUMAN_WAIT_TIMEOUT_MS)
   ARGV[15] MAX_PARALLEL_CHILDREN
+  ARGV[16] statusReason ("" none: cleared); only the operations below that name one may set it
+
+  Operations (target: event; the lifecycle method that sends it):
+    claim_slice        running: task.started (first slice) or task.slice_started    claimSlice
+    hand_off_slice     queued: task.progress                                          handOffSlice
+    claim_done         verifying: task.verifying                                      claimDone
+    ask_person         waiting_on_human (human_input | unresolved_write):
+                       task.waiting_on_human                                          askPerson
+    await_children     waiting_on_tool (children), or queued when every child has
+                       ended already: task.progress                                   awaitChildren
+    pause_for_money    paused (budget | global_spend_limit): task.paused              pauseForMoney
+    fail_attempt       retrying: task.progress                                        failAttempt
+    recover            retrying: task.progress                                        recover
+    fail_verification  retrying: task.progress                                        failVerification
+    complete           completed: task.completed                                      complete
+    requeue_for_retry  queued: task.recovered                                         requeueForRetry
+    fail               failed: task.failed                                  failForLimit, giveUp
+    stop               cancelled: task.cancelled                                      stop
+    cancel_child       cancelled: task.cancelled                                      cancelChild
+    pause              paused (user): task.paused                                     pause
+    archive            paused (archived), archived = 1: task.paused                   archive
+    resume             queued: task.resumed                                           resume
+    answer             queued: task.resumed                                           answer
+  An operation sent with another target, or a statusReason it may not set, is refused
+  (INVALID_OPERATION) before anything is read.
 
   Children (docs/missions.md, "Child missions"). A parent parked `waiting_on_tool` with reason
   `children` is out of the deadline index (never stale); parked when all its children have
@@ -48,8 +74,9 @@
   shares its parent's shard and tenant, so the parent's status indexes are KEYS[7..16] too.
 
   Returns {code, status, attempt, due}: due is a JSON array of {taskId, attempt, slice} whose
-  slice may be published now (children released, a parent queued). APPLIED · NOT_FOUND · NOT_ALLOWED (the table forbids it) ·
-  STALE_ATTEMPT (fenced) · STATUS_MISMATCH (current status not among the required ones)
+  slice may be published now (children released, a parent queued). APPLIED · NOT_FOUND ·
+  NOT_ALLOWED (the table forbids it) · STALE_ATTEMPT (fenced) · STATUS_MISMATCH (current status not
+  among the required ones) · INVALID_OPERATION (the operation does not fit the target or reason)
 ]]
 --- @include "fence"
 --- @include "statuses"
@@ -70,6 +97,20 @@ local ALLOWED = ' queued>running queued>paused queued>cancelled queued>retrying 
 local function allowed(from, to)
   return string.find(ALLOWED, ' ' .. from .. '>' .. to .. ' ', 1, true) ~= nil
 end
+-- Each operation's target, and the statusReasons an operation may set, searched the same way.
+local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verifying'
+  .. ' ask_person>waiting_on_human await_children>waiting_on_tool pause_for_money>paused'
+  .. ' fail_attempt>retrying recover>retrying fail_verification>retrying complete>completed'
+  .. ' requeue_for_retry>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
+  .. ' archive>paused resume>queued answer>queued '
+local REASONS = ' ask_person:human_input ask_person:unresolved_write await_children:children'
+  .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived '
+local function fits(operation, to, reason)
+  if not string.find(OPERATIONS, ' ' .. operation .. '>' .. to .. ' ', 1, true) then return false end
+  -- An operation that names reasons always sets one; the others never do.
+  if reason == '' then return string.find(REASONS, ' ' .. operation .. ':', 1, true) == nil end
+  return string.find(REASONS, ' ' .. operation .. ':' .. reason .. ' ', 1, true) ~= nil
+end
 -- A status's place in KEYS[7..16]: the order of TASK_STATUSES in task-status.ts.
 local function statusIndex(status)
   if status == 'queued' then return 1 elseif status == 'running' then return 2
@@ -82,19 +123,20 @@ end
 
 -- Only what every transition needs is read up front; the rest where its branch needs it. A task
 -- hash is a listpack, searched from its start for every field named (create-task.lua).
+local operation, to, reason = ARGV[9], ARGV[2], ARGV[16]
+if not fits(operation, to, reason) then return {CODE_INVALID_OPERATION, '', 0, '[]'} end
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'createdAt', 'startedAt')
 local from, attempt = stored[1], tonumber(stored[2])
 if not from then return {CODE_NOT_FOUND, '', 0, '[]'} end
-local to = ARGV[2]
 local fields = {}
 if ARGV[7] ~= '' then fields = cjson.decode(ARGV[7]) end
-local awaitingChildren = to == 'waiting_on_tool' and fields['statusReason'] == 'children'
+local awaitingChildren = operation == 'await_children'
 local children = awaitingChildren and redis.call('HMGET', KEYS[1], 'childrenTotal', 'childrenDone') or {}
 if awaitingChildren and (tonumber(children[2] or '0') or 0) >= (tonumber(children[1] or '0') or 0) then
   -- Every child has ended already: the parent goes on at once.
   to = 'queued'
   awaitingChildren = false
-  fields['statusReason'] = nil
+  reason = ''
 end
 
 -- Operator actions (stop, pause, resume, input) act for no attempt and are never fenced.
@@ -114,7 +156,11 @@ if not allowed(from, to) then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
 local now = ARGV[5]
 local nowMs = tonumber(now)
 local id = ARGV[1]
-local updates = {'status', to, 'updatedAt', now, 'statusReason', ''}
+local updates = {'status', to, 'updatedAt', now, 'statusReason', reason}
+if operation == 'archive' then
+  updates[#updates + 1] = 'archived'
+  updates[#updates + 1] = '1'
+end
 if not isWorking(to) or awaitingChildren then
   updates[#updates + 1] = 'inFlight'
   updates[#updates + 1] = ''
@@ -196,16 +242,13 @@ end
 redis.call('ZREM', KEYS[6 + statusIndex(from)], id)
 redis.call('ZADD', KEYS[6 + statusIndex(to)], tonumber(stored[4]), id)
 
-local eventType = ARGV[9]
-if eventType == '' then
-  if to == 'queued' then
-    if from == 'paused' or from == 'waiting_on_human' then eventType = 'task.resumed' else eventType = 'task.progress' end
-  elseif to == 'running' then
-    if firstStart then eventType = 'task.started' else eventType = 'task.slice_started' end
-  elseif to == 'waiting_on_tool' then eventType = 'task.progress'
-  elseif to == 'retrying' then eventType = 'task.progress'
-  else eventType = 'task.' .. to end
-end
+local eventType
+if operation == 'requeue_for_retry' then eventType = 'task.recovered'
+elseif operation == 'resume' or operation == 'answer' then eventType = 'task.resumed'
+elseif to == 'queued' or to == 'waiting_on_tool' or to == 'retrying' then eventType = 'task.progress'
+elseif to == 'running' then
+  if firstStart then eventType = 'task.started' else eventType = 'task.slice_started' end
+else eventType = 'task.' .. to end
 local data = ARGV[10]
 if data == '' then data = '{}' end
 emitEvent(KEYS[2], ARGV[11], eventType, id, stored[3], attempt, now, to, from, data)

@@ -1,5 +1,5 @@
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ConversationStore } from '../conversations/conversation-store';
 import { MessageLog } from '../history/message-log';
@@ -34,6 +34,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
 
   it('keeps each call inside one slot, the slot of its task and its turn queue', async () => {
     const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    const { lifecycle } = redisLifecycle(ctx);
     const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
     const journal = new WriteJournal(ctx.redis, ctx.keys);
     const contexts = new TaskContextStore(ctx.redis, ctx.keys);
@@ -45,7 +46,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       shardsSeen.add(ctx.keys.shardOf(id));
       const { task } = await tasks.create(id, newNoopTask({ tenantId: `tenant${i % 3}` }));
       await contexts.loadForSlice(id);
-      await tasks.transition(task, 'running', { attempt: 1 });
+      await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
       await tasks.heartbeat(id, 1, { currentStep: 'x' }, true);
       await journal.begin(id, 1, `step:${i}`, { index: i });
       await spend.reserveTask(id, 1, 0.01, 0.005);
@@ -64,10 +65,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
         succeeded: true,
         currentStep: 'noop_step',
       });
-      await tasks.transition(task, 'retrying', {
-        attempt: 1,
-        failedAttempt: { model: 'opus', reason: 'frozen' },
-      });
+      await lifecycle.failAttempt(task, { attempt: 1, reason: 'hung_call', during: 'slice' });
       const stored = (await tasks.get(id))!;
       await journal.recordReconciled(stored, `step:${i}`, { state: 'done', attempt: 2, at: 0 }, {});
       // Refused (the task waits on no unresolved write), but its keys are what counts here.
@@ -100,7 +98,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     const childId = children.childId(parent.id, 'subtask:1');
     await tasks.create(childId, newNoopTask({ parentId: parent.id }));
     await children.register(parent.id, childId);
-    await tasks.transition({ id: childId, tenantId: 'acme' }, 'cancelled');
+    await lifecycle.stop({ id: childId, tenantId: 'acme' });
     await spend.reserveGlobal(0.01);
     // Every task script ran; the global spend counter is one key of its own, outside every shard.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));

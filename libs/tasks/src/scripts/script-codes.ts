@@ -20,6 +20,7 @@ export enum ScriptCode {
   StatusMismatch = -4,
   IdempotencyConflict = -5,
   NotActive = -6,
+  InvalidOperation = -12,
 }
 
 /** The user-message scripts' outcomes (codes.lua, `MESSAGE`). */
@@ -61,6 +62,9 @@ export function scriptRefusal(
       return new IllegalTransitionError(taskId, reply.status, reply.to ?? reply.status);
     case ScriptCode.NotActive:
       return new TaskNotActiveError(taskId, reply.status);
+    case ScriptCode.InvalidOperation:
+      // A lifecycle bug, never a race: the operation does not fit its target or reason.
+      return new Error(`task ${taskId}: the operation does not fit the move to ${reply.to ?? '?'}`);
     default:
       return new Error(`task script returned unknown code ${code}`);
   }

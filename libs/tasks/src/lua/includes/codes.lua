@@ -13,6 +13,7 @@ local CODE_STALE_ATTEMPT = -3
 local CODE_STATUS_MISMATCH = -4
 local CODE_IDEMPOTENCY_CONFLICT = -5
 local CODE_NOT_ACTIVE = -6
+local CODE_INVALID_OPERATION = -12
 
 -- The user-message scripts (append-message, claim-update) answer outcomes of their own.
 local MESSAGE_NOT_DUE = 0

@@ -1,0 +1,66 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { ChildTaskRepository } from '../children/child-task.repository';
+import { ControlSignals } from '../control-signals';
+import {
+  LifecycleDeps,
+  SLICE_PUBLISHER,
+  type SlicePublisher,
+  WATCHER_WAKEUPS,
+  type WatcherWakeups,
+} from './ports';
+import { PeopleMoves } from './people-moves';
+import { TRANSITION_STORE, type TransitionStore } from './transition-command';
+import { WatcherMoves } from './watcher-moves';
+import { WorkerMoves } from './worker-moves';
+
+/**
+ * Every way a task's status changes, one named move each (docs/ARCHITECTURE.md, "The task
+ * lifecycle"): a typed payload in, one call of transition-task.lua with its operation and typed
+ * event, then the move's own follow-ups (a control signal, a Watcher wake-up, the slices it made
+ * due). The moves are grouped by who makes them: the Worker, the Watcher, people.
+ */
+@Injectable()
+export class TaskLifecycle {
+  private readonly worker: WorkerMoves;
+  private readonly watcher: WatcherMoves;
+  private readonly people: PeopleMoves;
+
+  constructor(
+    @Inject(TRANSITION_STORE) store: TransitionStore,
+    @Inject(SLICE_PUBLISHER) slices: SlicePublisher,
+    @Inject(WATCHER_WAKEUPS) wakeups: WatcherWakeups,
+    @Inject(ControlSignals) signals: LifecycleDeps['signals'],
+    @Inject(ChildTaskRepository) children: LifecycleDeps['children'],
+  ) {
+    const deps: LifecycleDeps = { store, slices, wakeups, signals, children };
+    this.worker = new WorkerMoves(deps);
+    this.watcher = new WatcherMoves(deps);
+    this.people = new PeopleMoves(deps);
+  }
+
+  // The Worker's moves, fenced by the slice's attempt.
+  claimSlice: WorkerMoves['claimSlice'] = (task, move) => this.worker.claimSlice(task, move);
+  handOffSlice: WorkerMoves['handOffSlice'] = (task, move) => this.worker.handOffSlice(task, move);
+  claimDone: WorkerMoves['claimDone'] = (task, move) => this.worker.claimDone(task, move);
+  askPerson: WorkerMoves['askPerson'] = (task, move) => this.worker.askPerson(task, move);
+  awaitChildren: WorkerMoves['awaitChildren'] = (task, move) => this.worker.awaitChildren(task, move);
+  pauseForMoney: WorkerMoves['pauseForMoney'] = (task, move) => this.worker.pauseForMoney(task, move);
+  failAttempt: WorkerMoves['failAttempt'] = (task, move) => this.worker.failAttempt(task, move);
+
+  // The Watcher's moves, under its recovery lease and fenced by the attempt it read.
+  recover: WatcherMoves['recover'] = (task, move) => this.watcher.recover(task, move);
+  complete: WatcherMoves['complete'] = (task, move) => this.watcher.complete(task, move);
+  failVerification: WatcherMoves['failVerification'] = (task, move) =>
+    this.watcher.failVerification(task, move);
+  requeueForRetry: WatcherMoves['requeueForRetry'] = (task, move) => this.watcher.requeueForRetry(task, move);
+  failForLimit: WatcherMoves['failForLimit'] = (task, move) => this.watcher.failForLimit(task, move);
+  giveUp: WatcherMoves['giveUp'] = (task, move) => this.watcher.giveUp(task, move);
+  cancelChild: WatcherMoves['cancelChild'] = (task, move) => this.watcher.cancelChild(task, move);
+
+  // People's and conversations' moves: never fenced, a stop or pause always wins.
+  stop: PeopleMoves['stop'] = (task, move) => this.people.stop(task, move);
+  pause: PeopleMoves['pause'] = (task, move) => this.people.pause(task, move);
+  archive: PeopleMoves['archive'] = (task, move) => this.people.archive(task, move);
+  resume: PeopleMoves['resume'] = (task, move) => this.people.resume(task, move);
+  answer: PeopleMoves['answer'] = (task, move) => this.people.answer(task, move);
+}

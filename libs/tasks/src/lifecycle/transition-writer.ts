@@ -1,0 +1,135 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { BoundedMemo, REDIS, RedisKeys } from '@vigil/redis';
+import { ChildKeys } from '../children/child-keys';
+import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
+import { TaskScripts } from '../scripts/task-scripts';
+import { JSON_FIELDS } from '../task-codec';
+import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from '../task-status';
+import type {
+  DueSlice,
+  TransitionCommand,
+  TransitionFields,
+  TransitionResult,
+  TransitionStore,
+  TransitionTarget,
+} from './transition-command';
+
+type TransitionReply = [number, string, number, string];
+
+function stringifyFields(fields: TransitionFields | undefined): string {
+  if (!fields) return '';
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(fields) as [string, unknown][]) {
+    // Structured fields are always JSON, even when the value is a bare string.
+    out[name] =
+      value === null || value === undefined
+        ? ''
+        : typeof value === 'object' || JSON_FIELDS.has(name)
+          ? JSON.stringify(value)
+          : String(value as string | number);
+  }
+  return JSON.stringify(out);
+}
+
+/** Tenant-and-shard key lists kept (transitionKeys): far more than a deployment's tenants × shards. */
+const SHARD_KEY_CACHE_SIZE = 10_000;
+
+/**
+ * Runs transition-task.lua, the one writer of a task's status. Only TaskLifecycle calls it
+ * (docs/ARCHITECTURE.md, "The task lifecycle"): it is not exported from @vigil/tasks.
+ */
+@Injectable()
+export class TransitionWriter implements TransitionStore {
+  private readonly shardKeys = new BoundedMemo<readonly string[]>(SHARD_KEY_CACHE_SIZE);
+
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    private readonly scripts: TaskScripts = new TaskScripts(redis),
+  ) {}
+
+  /** Applies one operation; throws a typed error when the script refuses it. */
+  async apply(task: TransitionTarget, command: TransitionCommand): Promise<TransitionResult> {
+    const { to } = command;
+    // parentId is set at creation and never changes: reading it here decides nothing about state.
+    const parentId =
+      task.parentId !== undefined
+        ? task.parentId
+        : TERMINAL_STATUSES.includes(to)
+          ? ((await this.redis.hget(this.keys.task(task.id), 'parentId')) ?? '') || null
+          : null;
+    const [code, status, attempt, due] = await this.scripts.run<TransitionReply>(
+      'transition-task',
+      this.transitionKeys(task, parentId),
+      this.transitionArgs(task, command),
+    );
+    if (code !== ScriptCode.Applied)
+      throw scriptRefusal(code, task.id, {
+        status: status as TaskStatus,
+        storedAttempt: attempt,
+        writerAttempt: command.attempt,
+        to,
+      });
+    const slices = JSON.parse(due || '[]') as unknown;
+    return {
+      status: status as TaskStatus,
+      attempt,
+      due: Array.isArray(slices) ? (slices as DueSlice[]) : [],
+    };
+  }
+
+  private transitionKeys(task: Pick<TransitionTarget, 'id' | 'tenantId'>, parentId: string | null): string[] {
+    const shard = this.keys.shardOf(task.id);
+    const children = new ChildKeys(this.keys);
+    // Without a parent the child keys are the task's own: unused, and in its slot.
+    const parent = parentId ?? task.id;
+    const keys = [this.keys.task(task.id)];
+    for (const key of this.shardTransitionKeys(shard, task.tenantId)) keys.push(key);
+    keys.push(this.keys.task(parent), children.running(parent), children.held(parent));
+    return keys;
+  }
+
+  /** KEYS[2..17] of transition-task.lua: the same for every task of a tenant on a shard, so built once. */
+  private shardTransitionKeys(shard: number, tenantId: string): readonly string[] {
+    const cacheKey = `${shard}:${tenantId}`;
+    const kept = this.shardKeys.get(cacheKey);
+    if (kept) return kept;
+    return this.shardKeys.set(cacheKey, [
+      this.keys.events(shard),
+      this.keys.deadlineIndex(shard),
+      this.keys.verifyingIndex(shard),
+      this.keys.expiryIndex(shard),
+      this.keys.updatesIndex(shard),
+      ...TASK_STATUSES.map((status) => this.keys.tenantStatusIndex(shard, tenantId, status)),
+      this.keys.callDeadlineIndex(shard),
+    ]);
+  }
+
+  private transitionArgs(
+    task: Pick<TransitionTarget, 'id'>,
+    command: TransitionCommand,
+  ): (string | number)[] {
+    const { now } = command;
+    return [
+      task.id,
+      command.to,
+      command.attempt === undefined ? '' : command.attempt,
+      command.from ? command.from.join(',') : '',
+      now,
+      command.deadlineMs ?? now + this.config.staleAfterMs,
+      stringifyFields(command.fields),
+      command.failedAttempt ? JSON.stringify({ ...command.failedAttempt, result: 'failed' }) : '',
+      command.operation,
+      JSON.stringify(command.eventData),
+      this.config.eventStreamMaxLen,
+      command.increments ? JSON.stringify(command.increments) : '',
+      this.config.taskMaxDurationMs,
+      this.config.humanWaitTimeoutMs,
+      this.config.maxParallelChildren,
+      command.statusReason ?? '',
+    ];
+  }
+}
