@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { ToolExecutor, type ToolOutcome } from '@vigil/agent';
 import { parseToolCatalog } from '@vigil/config';
 import { missionKind, type MissionInput } from '@vigil/builtin-kinds';
-import { type KindTool, type ToolContext } from '@vigil/kinds';
+import { kindServices, type KindTool, type ToolContext } from '@vigil/kinds';
 import { StepRecorder, TaskRepository, TaskScripts, WriteJournal, type NewTask } from '@vigil/tasks';
 import { CatalogToolGateway } from '@vigil/tools';
 import { CommandMeasurement, measureCommands, noiseNote } from './lib/commandstats';
@@ -78,7 +78,7 @@ export const runMissionStepsBench: Bench = async ({ quick }) => {
     const { task } = await tasks.create('mission-steps-1', missionTask(input));
     await benchLifecycle(connection, ctx.keys, ctx.config).claimSlice(task, { attempt: 1, ...BENCH_CLAIM });
 
-    const services = { config: ctx.config, tools: gateway };
+    const services = kindServices(ctx.config, gateway);
     const signal = new AbortController().signal;
     const tools = await missionKind.toolsFor!({ id: task.id, tenantId: task.tenantId, input }, services);
     const toolNamed = (name: string): KindTool<MissionInput> => {

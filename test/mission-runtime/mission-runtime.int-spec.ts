@@ -10,6 +10,7 @@ import {
   SliceRunner,
   ToolExecutor,
 } from '@vigil/agent';
+import { kindServices } from '@vigil/kinds';
 import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
 import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
@@ -284,7 +285,7 @@ describe('missions on the runtime', () => {
       input: task.input,
       outputs: new Map(),
       signal: new AbortController().signal,
-      services: { config, tools: catalog.gateway },
+      services: kindServices(config, catalog.gateway),
     });
     await lifecycle.recover((await tasks.get(task.id))!, {
       reason: 'crashed',

@@ -1,14 +1,30 @@
 import type { Provider } from '@nestjs/common';
-import { VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
+import { MODEL_NAMES, VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
 import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import { KIND_SERVICES, KindBinder } from './bound-kind';
 import { KindModuleError } from './kind-loader';
 import { KindRegistry } from './kind-registry';
-import type { KindServices, TaskKind } from './task-kind';
+import type { KindConfig, KindServices, TaskKind } from './task-kind';
 
 /** The one place a process's KindServices are made: what every kind's tools and checks are handed. */
 export function kindServices(config: VigilConfig, tools: ToolGateway): KindServices {
-  return { config, tools };
+  return { config: kindConfigOf(config), tools };
+}
+
+/** The kind config of a validated config: a frozen copy of the few fields kinds read. */
+export function kindConfigOf(config: VigilConfig): KindConfig {
+  const { metaApiBaseUrl, metaAccessToken, toolsAllowPrivate, toolCallTimeoutMs, firstModel } = config;
+  const modelsWithKeys = Object.freeze(
+    MODEL_NAMES.filter((model) => (model === 'opus' ? config.anthropicApiKey : config.geminiApiKey)),
+  );
+  return Object.freeze({
+    metaApiBaseUrl,
+    metaAccessToken,
+    toolsAllowPrivate,
+    toolCallTimeoutMs,
+    firstModel,
+    modelsWithKeys,
+  });
 }
 
 /**

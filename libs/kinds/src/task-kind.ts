@@ -1,4 +1,4 @@
-import type { VigilConfig } from '@vigil/config';
+import type { ModelName, VigilConfig } from '@vigil/config';
 import { DomainError } from '@vigil/tasks';
 import type { ActionRecord, AgentOptions, CheckResult, ExitCriterion, Finding } from '@vigil/tasks';
 import type { ToolGateway } from '@vigil/tools';
@@ -6,9 +6,24 @@ import type { ToolGateway } from '@vigil/tools';
 /** JSON Schema of a tool's arguments, as model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
 
+/**
+ * What a kind may read of the configuration: the settings kinds use (the Graph API's base URL and
+ * token, whether checks may reach private addresses, the tool-call deadline, which models can run),
+ * never the API keys, the model keys or the webhook secret (docs/kinds.md, "Code kinds").
+ */
+export interface KindConfig extends Readonly<
+  Pick<
+    VigilConfig,
+    'metaApiBaseUrl' | 'metaAccessToken' | 'toolsAllowPrivate' | 'toolCallTimeoutMs' | 'firstModel'
+  >
+> {
+  /** The models whose API key is set: whether a model can run, never its key. */
+  readonly modelsWithKeys: readonly ModelName[];
+}
+
 /** What the runtime hands kinds so they never reach for globals. */
 export interface KindServices {
-  config: VigilConfig;
+  config: KindConfig;
   /** The tools from outside (the operator's catalog, VIGIL_TOOLS), as every app sees them. */
   tools: ToolGateway;
 }

@@ -1,7 +1,7 @@
 import { loadConfig } from '@vigil/config';
 import { FakeToolGateway } from '@vigil/testing';
 import { missionKind, type MissionInput } from '@vigil/builtin-kinds';
-import { BoundKind, type PlanStep, type TaskKind } from '@vigil/kinds';
+import { BoundKind, kindServices, type PlanStep, type TaskKind } from '@vigil/kinds';
 import type { Finding, ScriptedMisbehaviour, ScriptedTurn } from '@vigil/tasks';
 import type { GenerateRequest } from './model-provider';
 import { scriptedPlanOf } from './scripted-plan';
@@ -26,7 +26,7 @@ async function missionPlan(): Promise<PlanStep[]> {
   const bound = new BoundKind<unknown>(
     missionKind as TaskKind,
     { id: 't', tenantId: 'acme', input },
-    { config: loadConfig({}), tools: gateway },
+    kindServices(loadConfig({}), gateway),
   );
   return scriptedPlanOf(bound, { scripted: { plan } }, await bound.tools());
 }

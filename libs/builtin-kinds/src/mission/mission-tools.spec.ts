@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { loadConfig } from '@vigil/config';
-import { ToolOutput, type ToolContext } from '@vigil/kinds';
+import { kindServices, ToolOutput, type ToolContext } from '@vigil/kinds';
 import { missionKind } from './mission.kind';
 import type { MissionInput } from './mission.input';
 import { FakeToolGateway } from '@vigil/testing';
@@ -29,7 +29,7 @@ const input: MissionInput = { goal: 'g', tools: ['files', 'memory', 'crm'] };
 
 describe("a mission's tools", () => {
   it('are the catalog tools it names, as models see them, writes carrying the key of their logical step', async () => {
-    const services = { config: loadConfig({}), tools: gateway };
+    const services = kindServices(loadConfig({}), gateway);
     const tools = await missionKind.toolsFor!({ id: 'tsk_1', tenantId: 'acme', input }, services);
     expect(
       tools.map((tool) => [

@@ -1,7 +1,7 @@
 import { loadConfig } from '@vigil/config';
 import { InvalidTaskInputError, type ExitCriterion, type ScriptedTurn } from '@vigil/tasks';
 import { resolveExitCriteria } from '@vigil/kinds';
-import { ModelRequiredError, type KindServices } from '@vigil/kinds';
+import { kindServices, ModelRequiredError, type KindServices } from '@vigil/kinds';
 import { validateKindInput } from '@vigil/kinds';
 import { missionKind } from './mission.kind';
 import type { MissionInput } from './mission.input';
@@ -17,8 +17,7 @@ const gateway = new FakeToolGateway(
   { acme: ['files', 'create_ticket'] },
 );
 const services = (env: Record<string, string> = {}): KindServices => ({
-  config: loadConfig({ ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', ...env }),
-  tools: gateway,
+  ...kindServices(loadConfig({ ANTHROPIC_API_KEY: '', GEMINI_API_KEY: '', ...env }), gateway),
 });
 const readBack: ExitCriterion = {
   check: 'tool_result',

@@ -13,10 +13,6 @@ export const EVIDENCE_RULE =
 export const MODEL_REQUIRED =
   'a mission needs a model key (ANTHROPIC_API_KEY or GEMINI_API_KEY) or agent.scripted.plan';
 
-const KEY_OF: Record<string, 'anthropicApiKey' | 'geminiApiKey'> = {
-  opus: 'anthropicApiKey',
-  gemini: 'geminiApiKey',
-};
 const KEY_NAME: Record<string, string> = { opus: 'ANTHROPIC_API_KEY', gemini: 'GEMINI_API_KEY' };
 
 /** The tenant's tools as the mission names them, or a 400 naming the first one it may not use. */
@@ -72,10 +68,9 @@ async function criteriaProblems(
 function assertRunnable(creation: KindCreation, services: KindServices): void {
   if (creation.agent?.scripted?.plan !== undefined) return;
   const { config } = services;
-  if (!config.anthropicApiKey && !config.geminiApiKey) throw new ModelRequiredError(MODEL_REQUIRED);
+  if (config.modelsWithKeys.length === 0) throw new ModelRequiredError(MODEL_REQUIRED);
   const first = creation.agent?.model ?? config.firstModel;
-  const key = KEY_OF[first];
-  if (key && !config[key])
+  if (KEY_NAME[first] && !config.modelsWithKeys.some((model) => model === first))
     throw new ModelRequiredError(
       `${MODEL_REQUIRED}: the first attempt runs on ${first}, and ${KEY_NAME[first]} is not set`,
     );

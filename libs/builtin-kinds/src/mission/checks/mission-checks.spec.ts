@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadConfig } from '@vigil/config';
 import type { ExitCriterion, Finding } from '@vigil/tasks';
-import { CheckUnavailableError, type CheckContext } from '@vigil/kinds';
+import { CheckUnavailableError, kindServices, type CheckContext } from '@vigil/kinds';
 import type { MissionInput } from '../mission.input';
 import { FakeToolGateway, toolFailure } from '@vigil/testing';
 import { MISSION_CHECKS } from '.';
@@ -33,7 +33,7 @@ const context = (findings: Finding[] = [], env: Record<string, string> = {}): Ch
   doneSteps: new Set(),
   outputs: new Map(),
   signal: AbortSignal.timeout(5000),
-  services: { config: loadConfig({ TOOLS_ALLOW_PRIVATE: 'true', ...env }), tools: gateway },
+  services: kindServices(loadConfig({ TOOLS_ALLOW_PRIVATE: 'true', ...env }), gateway),
 });
 const run = (criterion: ExitCriterion, ctx = context()) => MISSION_CHECKS[criterion.check](criterion, ctx);
 
