@@ -194,17 +194,18 @@ describe('Vigil connections on a Redis Cluster', () => {
     // A PUBLISH made while ioredis moves the subscription to another node is lost (signals are
     // hints, docs/ARCHITECTURE.md): the subscriber must hear one again within 10 s, not the first.
     const publisher = new ControlSignals(ctx.redis, ctx.keys);
+    // The lifecycle's pauses above signal too: the one looked for is the publisher's own.
+    const heard = () => received.some((signal) => signal.taskId === ids[1] && signal.action === 'pause');
     await until(
       async () => {
-        if (received.length > 0) return true;
+        if (heard()) return true;
         await publisher.publish({ taskId: ids[1], action: 'pause' });
         await new Promise((resolve) => setTimeout(resolve, 250));
-        return received.length > 0;
+        return heard();
       },
       10_000,
       'a signal after the failover',
     );
-    expect(received[0]).toMatchObject({ taskId: ids[1], action: 'pause' });
     // The promoted master learns the presence connection within the slots refresh interval.
     await until(
       async () => {
