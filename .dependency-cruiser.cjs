@@ -65,6 +65,16 @@ module.exports = {
       to: { path: '^libs/control/' },
     },
     {
+      name: 'production-code-never-imports-testing',
+      severity: 'error',
+      comment:
+        'libs/testing holds the fakes, fixtures and harnesses of the tests and imports the domain libs ' +
+        'to build them; a domain lib or app importing it back makes a cycle and ships test code. Only ' +
+        'a unit spec beside the code may use it (int and e2e specs live under test/).',
+      from: { path: '^(apps/[^/]+|libs/(?!testing/)[^/]+)/', pathNot: '\\.spec\\.ts$' },
+      to: { path: '^libs/testing/' },
+    },
+    {
       name: 'no-circular-imports',
       severity: 'error',
       comment:

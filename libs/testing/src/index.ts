@@ -7,3 +7,8 @@ export * from './free-port';
 export * from './webhook-receiver';
 export * from './anthropic-fake';
 export * from './redis-cluster';
+export * from './providers/billing-fakes';
+export * from './agent/model-session';
+export * from './agent/prompt-run';
+export * from './tools/test-catalog';
+export * from './notify/fixtures';

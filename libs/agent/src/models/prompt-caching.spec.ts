@@ -2,11 +2,11 @@ import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
 import { createGeminiClient, GeminiProvider } from './gemini.provider';
 import type { ChatMessage, GenerateRequest, ToolSpec, Usage } from './model-provider';
 import { estimateCostUsd, priceOf, worstCasePrice } from './price-table';
-import { AnthropicBillingFake, type BilledUsage, GeminiBillingFake } from './testing/billing-fakes';
+import { AnthropicBillingFake, type BilledUsage, GeminiBillingFake } from '@vigil/testing';
 
 /**
  * Prompt caching through the real SDKs against fakes that bill as the providers document
- * (testing/billing-fakes.ts): the usage the runtime parses is the usage billed, cache fields
+ * (libs/testing/src/providers/billing-fakes.ts): the usage the runtime parses is the usage billed, cache fields
  * included, and its cost is the price table applied to it (docs/ARCHITECTURE.md, "Prompts that stay bounded").
  */
 const KEY = 'caching-test-key';

@@ -1,7 +1,7 @@
 import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
 import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import type { GenerateRequest, ToolSpec } from './model-provider';
-import { AnthropicBillingFake, GeminiBillingFake } from './testing/billing-fakes';
+import { AnthropicBillingFake, GeminiBillingFake } from '@vigil/testing';
 
 /**
  * A catalog tool's input schema reaches each model API as that API wants it (docs/ARCHITECTURE.md,

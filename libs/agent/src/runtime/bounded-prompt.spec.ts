@@ -1,6 +1,6 @@
 import { startSandbox, type RunningSandbox } from '@vigil/meta-sandbox';
 import { campaignBuildDemoInput, campaignBuildKind, noopKind, type TaskKind } from '@vigil/kinds';
-import { runPromptTask, type PromptRunResult } from './testing/prompt-run';
+import { runPromptTask, type PromptRunResult } from '@vigil/testing';
 
 /**
  * Prompts that stay bounded (docs/ARCHITECTURE.md): whole tasks through the real SliceSession,
