@@ -1,4 +1,5 @@
 export * from './redis-test-context';
+export * from './watcher-context';
 export * from './task-factory';
 export * from './http-client';
 export * from './app-process';
@@ -12,3 +13,7 @@ export * from './agent/model-session';
 export * from './agent/prompt-run';
 export * from './tools/test-catalog';
 export * from './notify/fixtures';
+export * from './providers/loopback-server';
+export * from './providers/wire-fake';
+export * from './providers/anthropic-wire';
+export * from './providers/gemini-wire';

@@ -6,7 +6,7 @@ import { RedisTestContext } from './redis-test-context';
 
 /**
  * Vigil's apps as real processes sharing one test key prefix, with compressed timings: for tests
- * about processes (SIGKILL a worker, run three watchers).
+ * about processes (SIGKILL a worker, run three watchers). `ctx.close()` stops them all.
  */
 export class VigilStack {
   readonly processes: AppProcess[] = [];
@@ -18,6 +18,12 @@ export class VigilStack {
     readonly env: Record<string, string>,
   ) {
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    ctx.onClose(() => this.stopAll());
+  }
+
+  /** Starts one of each app named, in order (by default the API, a Watcher and a Worker). */
+  async startAll(apps: AppName[] = ['api', 'watcher', 'worker']): Promise<void> {
+    for (const app of apps) await this.start(app);
   }
 
   /** `distDir`: run the app from another build (e.g. a second code version), default VIGIL_DIST_DIR or dist/. */

@@ -1,5 +1,3 @@
-import { Queue } from 'bullmq';
-import { bullConnection } from '@vigil/queue';
 import { RedisTestContext, VigilStack, newNoopTask } from '@vigil/testing';
 
 /** Three Watcher processes sweep the same 200 stale tasks: each is recovered exactly once. */
@@ -10,19 +8,8 @@ describe('many watchers', () => {
     STALE_AFTER_MS: '2000',
     WATCHER_INTERVAL_MS: '100',
   });
-  let queue: Queue;
-
-  beforeAll(() => {
-    queue = new Queue(ctx.keys.turnQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
-  });
-  afterAll(async () => {
-    await stack.stopAll();
-    await queue.close();
-    await ctx.close();
-  });
+  const queue = ctx.turnQueue();
+  afterAll(() => ctx.close());
 
   it('never recovers a task twice, publishes one slice per attempt, emits one recovery each', async () => {
     const ids: string[] = [];

@@ -14,26 +14,20 @@ describe('stalls, diagnosed', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    const baseUrl = await fake.listen();
+    await fake.listen();
+    ctx.onClose(() => fake.close());
     stack = new VigilStack(ctx, {
       API_KEYS: 'acme:test-key-0001',
-      ANTHROPIC_API_KEY: 'sk-ant-stalls-test',
-      ANTHROPIC_BASE_URL: baseUrl,
+      ...fake.env(),
       RETRY_POLICY: 'opus',
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '30000',
       WATCHER_INTERVAL_MS: String(WATCHER_INTERVAL_MS),
       MODEL_CALL_TIMEOUT_MS: String(MODEL_CALL_TIMEOUT_MS),
     });
-    await stack.start('api');
-    await stack.start('watcher');
-    await stack.start('worker');
+    await stack.startAll();
   });
-  afterAll(async () => {
-    await stack.stopAll();
-    await fake.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it('a model call that never returns ends its turn as hung_call, and the retry completes', async () => {
     const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 6 } });

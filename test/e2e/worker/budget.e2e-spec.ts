@@ -11,25 +11,19 @@ describe('a task budget', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    const baseUrl = await fake.listen();
+    await fake.listen();
+    ctx.onClose(() => fake.close());
     stack = new VigilStack(ctx, {
       API_KEYS: 'acme:test-key-0001',
-      ANTHROPIC_API_KEY: 'sk-ant-budget-test',
-      ANTHROPIC_BASE_URL: baseUrl,
+      ...fake.env(),
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '5000',
       WATCHER_INTERVAL_MS: '500',
       SLICE_MAX_STEPS: '10',
     });
-    await stack.start('api');
-    await stack.start('watcher');
-    await stack.start('worker');
+    await stack.startAll();
   });
-  afterAll(async () => {
-    await stack.stopAll();
-    await fake.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it('pauses before overspending, and resumes from the same step with a higher budget', async () => {
     const created = await stack.api!.post('/v1/tasks', {
@@ -89,11 +83,11 @@ describe('the global spend limit', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    const baseUrl = await fake.listen();
+    await fake.listen();
+    ctx.onClose(() => fake.close());
     stack = new VigilStack(ctx, {
       API_KEYS: 'acme:test-key-0001',
-      ANTHROPIC_API_KEY: 'sk-ant-cap-test',
-      ANTHROPIC_BASE_URL: baseUrl,
+      ...fake.env(),
       GLOBAL_SPEND_LIMIT_USD: String(LIMIT),
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '10000',
@@ -104,11 +98,7 @@ describe('the global spend limit', () => {
     await stack.start('watcher');
     await Promise.all(Array.from({ length: 10 }, () => stack.start('worker')));
   }, 120_000);
-  afterAll(async () => {
-    await stack.stopAll();
-    await fake.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it('pauses every task once the cap is reached, ten Workers reserving at once, and never passes it', async () => {
     const ids: string[] = [];

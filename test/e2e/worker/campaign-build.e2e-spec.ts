@@ -40,9 +40,8 @@ describe('campaign_build with real processes against the Meta sandbox', () => {
     await stack.start('api');
   });
   afterAll(async () => {
-    await stack.stopAll();
-    await sandbox.close();
     await ctx.close();
+    await sandbox.close();
   });
 
   it('builds 134 steps across ≥ 6 slices to `verifying`: every call logged once, exactly the expected objects', async () => {

@@ -24,9 +24,8 @@ describe('SIGTERM drains a Worker', () => {
     await stack.start('notifier');
   });
   afterAll(async () => {
-    await stack.stopAll();
-    next.remove();
     await ctx.close();
+    next.remove();
   });
 
   async function actionsOf(id: string): Promise<ActionRecord[]> {

@@ -1,5 +1,4 @@
-import { Queue } from 'bullmq';
-import { bullConnection } from '@vigil/queue';
+import type { Queue } from 'bullmq';
 import { RedisTestContext, VigilStack } from '@vigil/testing';
 
 describe('stop wins against a hung model call', () => {
@@ -14,19 +13,10 @@ describe('stop wins against a hung model call', () => {
   let queue: Queue;
 
   beforeAll(async () => {
-    queue = new Queue(ctx.keys.turnQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
-    await stack.start('api');
-    await stack.start('watcher');
-    await stack.start('worker');
+    queue = ctx.turnQueue();
+    await stack.startAll();
   });
-  afterAll(async () => {
-    await stack.stopAll();
-    await queue.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it('aborts the hung call within a second; the record stays cancelled; nothing is recovered', async () => {
     const created = await stack.api!.post('/v1/tasks', {

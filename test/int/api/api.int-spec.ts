@@ -1,38 +1,24 @@
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Queue } from 'bullmq';
+import type { Queue } from 'bullmq';
 import { campaignBuildDemoInput } from '@vigil/kinds';
-import { bullConnection } from '@vigil/queue';
 import { StepRecorder, TaskRepository } from '@vigil/tasks';
 import { HttpClient, RedisTestContext } from '@vigil/testing';
-import { ApiModule } from '../../../apps/api/src/api.module';
-import { configureApi } from '../../../apps/api/src/configure-api';
+import { InProcessApi } from '../../support/in-process-api';
 
 describe('API over HTTP', () => {
   const ctx = new RedisTestContext('api', { API_KEYS: 'acme:acme-key-123,globex:globex-key-456' });
-  let app: INestApplication;
+  let api: InProcessApi;
   let acme: HttpClient;
   let globex: HttpClient;
   let queue: Queue;
 
   beforeAll(async () => {
-    app = await NestFactory.create(ApiModule.forRoot(ctx.config), { logger: false });
-    configureApi(app);
-    await app.listen(0, '127.0.0.1');
-    const { port } = app.getHttpServer().address() as { port: number };
-    acme = new HttpClient(`http://127.0.0.1:${port}`, 'acme-key-123');
+    api = await InProcessApi.start(ctx);
+    acme = api.client('acme-key-123');
     globex = acme.withKey('globex-key-456');
-    queue = new Queue(ctx.keys.turnQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
+    queue = ctx.turnQueue();
   });
 
-  afterAll(async () => {
-    await queue.close();
-    await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const noop = (steps = 3, extra: Record<string, unknown> = {}) => ({
     kind: 'noop',
@@ -370,8 +356,8 @@ describe('API over HTTP', () => {
   it('lists the findings the agent recorded, paged, for its own tenant only', async () => {
     const created = await acme.post('/v1/tasks', noop(3));
     const task = { id: created.body.id as string, tenantId: 'acme' };
-    await app.get(TaskRepository).transition(task, 'running', { attempt: 1 });
-    const recorder = app.get(StepRecorder);
+    await api.app.get(TaskRepository).transition(task, 'running', { attempt: 1 });
+    const recorder = api.app.get(StepRecorder);
     const findings = [
       { title: 'Churn is seasonal', body: 'Cancellations peak in January.', data: { month: 1 } },
       { title: 'Refunds are rare', body: 'Under 1% of orders.' },

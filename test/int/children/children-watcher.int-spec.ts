@@ -1,10 +1,7 @@
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Queue } from 'bullmq';
-import { PlatformModule } from '@vigil/platform';
-import { bullConnection } from '@vigil/queue';
-import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Queue } from 'bullmq';
+import { TaskSupervisor } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask, startWatcherContext } from '@vigil/testing';
 import { ChildTaskRepository, TaskRepository } from '@vigil/tasks';
 
 /**
@@ -22,23 +19,12 @@ describe('the Watcher and child tasks', () => {
 
   beforeAll(async () => {
     ctx = new RedisTestContext('children-watcher', { MAX_PARALLEL_CHILDREN: '1' });
-    @Module({
-      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
-    })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startWatcherContext(ctx);
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
-    queue = new Queue(ctx.keys.turnQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
+    queue = ctx.turnQueue();
   });
-  afterAll(async () => {
-    await queue.close();
-    await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it('leaves a parent waiting on children alone: never stale, never recovered, held children unpublished', async () => {
     const long = Date.now() - 600_000;

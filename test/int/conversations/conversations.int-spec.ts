@@ -61,14 +61,11 @@ describe('POST /v1/conversations/:id/messages', () => {
   let globex: HttpClient;
 
   beforeAll(async () => {
-    api = await InProcessApi.start(ctx.config);
+    api = await InProcessApi.start(ctx);
     acme = api.client('acme-key-123');
     globex = api.client('globex-key-123');
   });
-  afterAll(async () => {
-    await api.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const say = (conversation: string, text: string, extra: Record<string, unknown> = {}, as = acme) =>
     as.post(`/v1/conversations/${conversation}/messages`, { text, ...extra });

@@ -14,14 +14,11 @@ describe('GET and POST /h/<task id>.<secret>', () => {
   let tasks: TaskRepository;
 
   beforeAll(async () => {
-    api = await InProcessApi.start(ctx.config);
+    api = await InProcessApi.start(ctx);
     base = api.baseUrl;
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   });
-  afterAll(async () => {
-    await api.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   /** A task whose slice asked a person, as the Worker leaves it. */
   async function asking(question: string, secret: string) {

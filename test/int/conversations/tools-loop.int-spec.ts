@@ -1,6 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { RedisTestContext, type HttpClient } from '@vigil/testing';
+import {
+  AnthropicWireFake,
+  anthropicMessage,
+  RedisTestContext,
+  sendAnthropic,
+  type HttpClient,
+} from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 type Body = Record<string, any>;
@@ -13,59 +17,46 @@ type Body = Record<string, any>;
 describe('the tools loop of a conversation', () => {
   const bodies: Body[] = [];
   let loopReply: (body: Body, call: number) => Body[];
-  let server: Server;
+  const model = new AnthropicWireFake('sk-ant-test');
   let api: InProcessApi;
   let acme: HttpClient;
   let ctx: RedisTestContext;
 
-  const message = (content: Body[], stop = 'tool_use') => ({
-    id: 'msg_t',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-haiku-4-5',
-    content,
-    stop_reason: stop,
-    usage: { input_tokens: 10, output_tokens: 5 },
-  });
+  const message = (content: Body[], stop = 'tool_use') =>
+    anthropicMessage(content, stop, { input_tokens: 10, output_tokens: 5 }, { model: 'claude-haiku-4-5' });
 
   beforeAll(async () => {
     let loopCalls = 0;
-    server = createServer((req, res) => {
-      let raw = '';
-      req.on('data', (chunk) => (raw += chunk));
-      req.on('end', () => {
-        const body = JSON.parse(raw) as Body;
-        bodies.push(body);
-        res.writeHead(200, { 'content-type': 'application/json' });
-        if (body.tool_choice?.name === 'route_message') {
-          const input = { route: 'tools', intent: 'status', alongside: false };
-          res.end(
-            JSON.stringify(message([{ type: 'tool_use', id: 'toolu_r', name: 'route_message', input }])),
-          );
-          return;
-        }
-        const content = loopReply(body, ++loopCalls);
-        res.end(
-          JSON.stringify(
-            message(content, content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
-          ),
+    model.answer = (body, res) => {
+      bodies.push(body);
+      if (body.tool_choice?.name === 'route_message') {
+        const input = { route: 'tools', intent: 'status', alongside: false };
+        return sendAnthropic(
+          res,
+          200,
+          message([{ type: 'tool_use', id: 'toolu_r', name: 'route_message', input }]),
         );
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+      }
+      const content = loopReply(body, ++loopCalls);
+      sendAnthropic(
+        res,
+        200,
+        message(content, content.some((b) => b.type === 'tool_use') ? 'tool_use' : 'end_turn'),
+      );
+    };
+    await model.listen();
     ctx = new RedisTestContext('tools-loop', {
       API_KEYS: 'acme:acme-key-123',
       ROUTER_MODEL: 'claude-haiku-4-5',
-      ANTHROPIC_API_KEY: 'sk-ant-test',
-      ANTHROPIC_BASE_URL: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      ANTHROPIC_API_KEY: model.apiKey,
+      ANTHROPIC_BASE_URL: model.baseUrl,
     });
-    api = await InProcessApi.start(ctx.config);
+    api = await InProcessApi.start(ctx);
     acme = api.client('acme-key-123');
   });
   afterAll(async () => {
-    await api.close();
     await ctx.close();
-    server.close();
+    await model.close();
   });
 
   const loopCalls = () => bodies.filter((body) => body.tool_choice?.name !== 'route_message');

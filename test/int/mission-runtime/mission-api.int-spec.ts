@@ -38,13 +38,10 @@ describe('POST /v1/tasks for a mission', () => {
   let acme: HttpClient;
 
   beforeAll(async () => {
-    api = await InProcessApi.start(ctx.config);
+    api = await InProcessApi.start(ctx);
     acme = api.client('acme-key-123');
   });
-  afterAll(async () => {
-    await api.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const readBack = {
     check: 'tool_result',

@@ -9,14 +9,11 @@ describe('the task report route', () => {
   let acme: HttpClient;
 
   beforeAll(async () => {
-    api = await InProcessApi.start(ctx.config);
+    api = await InProcessApi.start(ctx);
     acme = api.client('acme-key-123');
   });
 
-  afterAll(async () => {
-    await api.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const step = (tool: string, key: string | null, args: Record<string, unknown>, result: unknown) => ({
     attempt: 1,

@@ -1,11 +1,8 @@
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { parseTaskEvent } from '@vigil/events';
 import { createNotifier, Notifier } from '@vigil/notify';
 import { HttpClient, RedisTestContext } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
-import { ApiModule } from '../../../apps/api/src/api.module';
-import { configureApi } from '../../../apps/api/src/configure-api';
+import { InProcessApi } from '../../support/in-process-api';
 import { within } from '../../support/processes';
 import { SseClient } from '../../support/sse-client';
 
@@ -17,7 +14,7 @@ describe('live stream (SSE)', () => {
     USER_UPDATE_INTERVAL_MS: '400',
   });
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  let app: INestApplication;
+  let api: InProcessApi;
   let notifier: Notifier;
   let base: string;
   let acme: HttpClient;
@@ -26,18 +23,13 @@ describe('live stream (SSE)', () => {
   beforeAll(async () => {
     notifier = createNotifier(ctx.redis, ctx.keys, ctx.config);
     await notifier.start();
-    app = await NestFactory.create(ApiModule.forRoot(ctx.config), { logger: false });
-    configureApi(app);
-    await app.listen(0, '127.0.0.1');
-    base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-    acme = new HttpClient(base, 'acme-key-123');
+    api = await InProcessApi.start(ctx);
+    base = api.baseUrl;
+    acme = api.client('acme-key-123');
   });
-
-  let appClosed = false;
 
   afterAll(async () => {
     await notifier.stop();
-    if (!appClosed) await app.close();
     await ctx.close();
   });
 
@@ -143,8 +135,7 @@ describe('live stream (SSE)', () => {
     const open = await SseClient.open(`${base}/v1/tasks/${task.id}/events`, auth);
     await open.waitFor((c) => c.events().length > 0);
     const started = Date.now();
-    await within(app.close(), 5_000, 'the API to close with a stream open');
-    appClosed = true;
+    await within(api.close(), 5_000, 'the API to close with a stream open');
     await within(open.finished(), 1_000, 'the open stream to end');
     expect(Date.now() - started).toBeLessThan(2_000);
   });

@@ -1,24 +1,13 @@
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { HttpClient, RedisTestContext } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
-import { ApiModule } from '../../../apps/api/src/api.module';
-import { configureApi } from '../../../apps/api/src/configure-api';
 import { MAX_DASHBOARD_STREAMS } from '../../../apps/api/src/dashboard/dashboard-live.controller';
+import { InProcessApi } from '../../support/in-process-api';
 import { SseClient } from '../../support/sse-client';
 
 const PASSWORD = 'dash-password-01';
 const basic = (user: string, password: string) =>
   `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
 const ADMIN = { authorization: basic('admin', PASSWORD) };
-
-async function listen(ctx: RedisTestContext, env: Record<string, string> = {}) {
-  const config = { ...ctx.config, ...env } as typeof ctx.config;
-  const app = await NestFactory.create(ApiModule.forRoot(config), { logger: false });
-  configureApi(app);
-  await app.listen(0, '127.0.0.1');
-  return { app, base: `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}` };
-}
 
 /**
  * The task dashboard at /admin/tasks (docs/ARCHITECTURE.md, "The task dashboard"): basic auth on
@@ -31,26 +20,19 @@ describe('the task dashboard', () => {
     ADMIN_PASSWORD: PASSWORD,
   });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const apps: INestApplication[] = [];
   let base = '';
   let closedBase = '';
   let acme: HttpClient;
   let beta: HttpClient;
 
   beforeAll(async () => {
-    const open = await listen(ctx);
-    const closed = await listen(ctx, { adminPassword: undefined } as never);
-    apps.push(open.app, closed.app);
-    base = open.base;
-    closedBase = closed.base;
+    base = (await InProcessApi.start(ctx)).baseUrl;
+    closedBase = (await InProcessApi.start(ctx, { ...ctx.config, adminPassword: undefined })).baseUrl;
     acme = new HttpClient(base, 'acme-key-0001');
     beta = new HttpClient(base, 'beta-key-0001');
   });
 
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const page = (path: string, headers: Record<string, string> = ADMIN, init: RequestInit = {}) =>
     fetch(`${base}${path}`, {

@@ -1,8 +1,5 @@
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { HttpClient, RedisTestContext } from '@vigil/testing';
-import { ApiModule } from '../../../apps/api/src/api.module';
-import { configureApi } from '../../../apps/api/src/configure-api';
+import { InProcessApi } from '../../support/in-process-api';
 import { SseClient } from '../../support/sse-client';
 import { sample } from '../../support/prometheus-text';
 
@@ -20,23 +17,15 @@ describe('operating the API: limits, security headers, metrics', () => {
     METRICS_TOKEN: 'metrics-token-0001',
     ADMIN_PASSWORD: 'board-password-1',
   });
-  const apps: INestApplication[] = [];
   const bases: string[] = [];
 
   beforeAll(async () => {
     for (let i = 0; i < 2; i++) {
-      const app = await NestFactory.create(ApiModule.forRoot(ctx.config), { logger: false });
-      configureApi(app);
-      await app.listen(0, '127.0.0.1');
-      apps.push(app);
-      bases.push(`http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`);
+      bases.push((await InProcessApi.start(ctx)).baseUrl);
     }
   });
 
-  afterAll(async () => {
-    for (const app of apps) await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const client = (key: string, app = 0) => new HttpClient(bases[app], key);
   const noop = { kind: 'noop', input: { steps: 3 } };

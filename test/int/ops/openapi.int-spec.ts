@@ -1,7 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
 import { ROUTE_ARGS_METADATA } from '@nestjs/common/constants';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum';
 import { DiscoveryService, MetadataScanner } from '@nestjs/core';
@@ -9,8 +7,7 @@ import type { MetadataStorage } from 'class-transformer/types/MetadataStorage';
 import { getMetadataStorage } from 'class-validator';
 import { CREATE_TASK_EXAMPLES } from '@vigil/control';
 import { HttpClient, RedisTestContext } from '@vigil/testing';
-import { ApiModule } from '../../../apps/api/src/api.module';
-import { configureApi } from '../../../apps/api/src/configure-api';
+import { InProcessApi } from '../../support/in-process-api';
 
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { version } = require('../../../package.json') as { version: string };
@@ -62,23 +59,18 @@ describe('the OpenAPI document', () => {
     API_KEYS: 'docs:docs-key-00001',
     ADMIN_PASSWORD: 'docs-admin-pw1',
   });
-  let app: INestApplication;
+  let app: InProcessApi['app'];
   let document: Document;
   let api: HttpClient;
 
   beforeAll(async () => {
-    app = await NestFactory.create(ApiModule.forRoot(ctx.config), { logger: false });
-    configureApi(app);
-    await app.listen(0, '127.0.0.1');
-    const base = `http://127.0.0.1:${(app.getHttpServer().address() as { port: number }).port}`;
-    document = (await (await fetch(`${base}/docs-json`)).json()) as Document;
-    api = new HttpClient(base, 'docs-key-00001');
+    const started = await InProcessApi.start(ctx);
+    app = started.app;
+    document = (await (await fetch(`${started.baseUrl}/docs-json`)).json()) as Document;
+    api = started.client('docs-key-00001');
   });
 
-  afterAll(async () => {
-    await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   /** Every route handler Nest registered: its method, its path and its DTO parameters. */
   function registeredRoutes() {

@@ -1,9 +1,7 @@
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { PlatformModule } from '@vigil/platform';
-import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
+import type { INestApplicationContext } from '@nestjs/common';
+import { TaskSupervisor } from '@vigil/supervisor';
 import { TaskRepository } from '@vigil/tasks';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, startWatcherContext } from '@vigil/testing';
 
 const MAX_ACTIVE_MS = 10_000;
 const HUMAN_WAIT_MS = 5_000;
@@ -22,16 +20,9 @@ describe('task clocks', () => {
   };
 
   beforeAll(async () => {
-    @Module({
-      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
-    })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startWatcherContext(ctx);
   });
-  afterAll(async () => {
-    await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it('adds up active time across a pause, which stops the clock and takes the task out of the expiry index', async () => {
     const t0 = 1_000_000;

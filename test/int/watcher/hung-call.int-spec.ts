@@ -1,9 +1,7 @@
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { PlatformModule } from '@vigil/platform';
-import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
+import type { INestApplicationContext } from '@nestjs/common';
+import { TaskSupervisor } from '@vigil/supervisor';
 import { ControlSignal, ControlSignals, TaskRepository } from '@vigil/tasks';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { RedisTestContext, newNoopTask, startWatcherContext } from '@vigil/testing';
 
 /** The Watcher's side of a call past its deadline in a Worker that still heartbeats. */
 describe('a call past its deadline', () => {
@@ -14,16 +12,11 @@ describe('a call past its deadline', () => {
   let unsubscribe: () => Promise<void>;
 
   beforeAll(async () => {
-    @Module({
-      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
-    })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startWatcherContext(ctx);
     unsubscribe = await new ControlSignals(ctx.redis, ctx.keys).subscribe((signal) => signals.push(signal));
   });
   afterAll(async () => {
     await unsubscribe();
-    await app.close();
     await ctx.close();
   });
 

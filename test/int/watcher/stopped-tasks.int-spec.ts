@@ -1,8 +1,6 @@
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { PlatformModule } from '@vigil/platform';
-import { SupervisorModule, SupervisorSweep, TaskSupervisor } from '@vigil/supervisor';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import type { INestApplicationContext } from '@nestjs/common';
+import { SupervisorSweep, TaskSupervisor } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask, startWatcherContext } from '@vigil/testing';
 import { IllegalTransitionError, TaskRepository, TaskStatus } from '@vigil/tasks';
 
 /** A stopped task is never recovered, verified or retried, whatever a Watcher saw before the stop. */
@@ -12,17 +10,10 @@ describe('stopped tasks and the watcher', () => {
   let tasks: TaskRepository;
 
   beforeAll(async () => {
-    @Module({
-      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
-    })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startWatcherContext(ctx);
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   });
-  afterAll(async () => {
-    await app.close();
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   it.each<[string, TaskStatus[]]>([
     ['stale while running', ['running']],

@@ -1,12 +1,9 @@
-import { Module, type INestApplicationContext } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Queue } from 'bullmq';
+import type { INestApplicationContext } from '@nestjs/common';
+import type { Queue } from 'bullmq';
 import { campaignBuildDemoInput, campaignBuildKind, CampaignBuildInput } from '@vigil/kinds';
 import { MetaSandbox } from '@vigil/meta-sandbox';
-import { PlatformModule } from '@vigil/platform';
-import { bullConnection } from '@vigil/queue';
-import { ExitCheckRunner, SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
-import { RedisTestContext, newNoopTask } from '@vigil/testing';
+import { ExitCheckRunner, TaskSupervisor } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask, startWatcherContext } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 
 describe('watcher decisions', () => {
@@ -22,22 +19,13 @@ describe('watcher decisions', () => {
       META_API_BASE_URL: baseUrl,
       META_ACCESS_TOKEN: 'sandbox-token',
     });
-    @Module({
-      imports: [PlatformModule.forRoot(ctx.config, 'watcher'), SupervisorModule.forRoot(ctx.config)],
-    })
-    class TestModule {}
-    app = await NestFactory.createApplicationContext(TestModule, { logger: false });
+    app = await startWatcherContext(ctx);
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-    queue = new Queue(ctx.keys.turnQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
+    queue = ctx.turnQueue();
   });
   afterAll(async () => {
-    await queue.close();
-    await app.close();
-    await sandbox.close();
     await ctx.close();
+    await sandbox.close();
   });
 
   it('republishes the slice of a queued task whose job vanished, once', async () => {

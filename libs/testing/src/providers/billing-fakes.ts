@@ -1,6 +1,8 @@
 import { createHash, type Hash } from 'node:crypto';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
+import { anthropicError, anthropicProblem, sendAnthropic } from './anthropic-wire';
+import { geminiError, geminiModelOf, geminiProblem, sendGemini } from './gemini-wire';
+import { type LoopbackRequest, LoopbackServer } from './loopback-server';
 
 /**
  * Loopback fakes of the Messages API and of Gemini's generateContent that bill usage the way each
@@ -66,21 +68,18 @@ function prefixes(blocks: Block[]): Array<{ hash: string; tokens: number }> {
 }
 
 abstract class LoopbackFake {
-  private server?: Server;
+  private readonly server = new LoopbackServer((request, res) => this.handle(request, request.body, res));
   readonly calls: BilledCall[] = [];
   protected readonly cache = new Map<string, number>();
 
   constructor(protected readonly options: FakeOptions) {}
 
-  async listen(): Promise<string> {
-    this.server = createServer((req, res) => this.receive(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  listen(): Promise<string> {
+    return this.server.listen();
   }
 
-  async close(): Promise<void> {
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+  close(): Promise<void> {
+    return this.server.close();
   }
 
   /** Forgets the cache (a new process of the provider's, or five idle minutes). */
@@ -88,24 +87,7 @@ abstract class LoopbackFake {
     this.cache.clear();
   }
 
-  private receive(req: IncomingMessage, res: ServerResponse): void {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    req.on('end', () => {
-      try {
-        this.handle(req, JSON.parse(raw || '{}') as Body, res);
-      } catch (error) {
-        this.send(res, 500, { error: String(error) });
-      }
-    });
-  }
-
-  protected abstract handle(req: IncomingMessage, body: Body, res: ServerResponse): void;
-
-  protected send(res: ServerResponse, status: number, json: unknown): void {
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake' });
-    res.end(JSON.stringify(json));
-  }
+  protected abstract handle(req: LoopbackRequest, body: Body, res: ServerResponse): void;
 }
 
 const withoutCacheControl = (block: Body): Body => {
@@ -122,17 +104,11 @@ const withoutCacheControl = (block: Body): Body => {
  * (a bench runs well inside the five-minute TTL, which every hit refreshes).
  */
 export class AnthropicBillingFake extends LoopbackFake {
-  protected handle(req: IncomingMessage, body: Body, res: ServerResponse): void {
+  protected handle(req: LoopbackRequest, body: Body, res: ServerResponse): void {
     if (req.method !== 'POST' || req.url !== '/v1/messages')
-      return this.send(res, 404, { type: 'error', error: { type: 'not_found_error', message: req.url } });
-    if (req.headers['x-api-key'] !== this.options.apiKey)
-      return this.send(res, 401, { type: 'error', error: { type: 'authentication_error', message: 'key' } });
-    const problem = invalidAnthropic(body);
-    if (problem)
-      return this.send(res, 400, {
-        type: 'error',
-        error: { type: 'invalid_request_error', message: problem },
-      });
+      return sendAnthropic(res, 404, anthropicError('not_found_error', req.url));
+    const problem = anthropicProblem(req.headers, body, this.options.apiKey);
+    if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
     const blocks: Body[] = [];
     for (const tool of (body.tools ?? []) as Body[]) blocks.push(tool);
     if (typeof body.system === 'string') blocks.push({ type: 'text', text: body.system });
@@ -144,10 +120,11 @@ export class AnthropicBillingFake extends LoopbackFake {
     }
     const breakpoints = blocks.flatMap((block, i) => (block.cache_control ? [i] : []));
     if (breakpoints.length > 4)
-      return this.send(res, 400, {
-        type: 'error',
-        error: { type: 'invalid_request_error', message: 'at most 4 blocks with cache_control' },
-      });
+      return sendAnthropic(
+        res,
+        400,
+        anthropicError('invalid_request_error', 'at most 4 blocks with cache_control'),
+      );
     const measured = blocks.map((block) => {
       const plain = withoutCacheControl(block);
       return { canonical: JSON.stringify(plain), tokens: approxTokens({ ...plain, role: undefined }) };
@@ -182,7 +159,7 @@ export class AnthropicBillingFake extends LoopbackFake {
       prompt: total,
     };
     this.calls.push({ body, usage });
-    this.send(res, 200, {
+    sendAnthropic(res, 200, {
       id: `msg_fake_${call + 1}`,
       type: 'message',
       role: 'assistant',
@@ -200,35 +177,6 @@ export class AnthropicBillingFake extends LoopbackFake {
   }
 }
 
-/** The documented rules the real API enforces: alternating roles, every tool_use answered first thing next turn. */
-function invalidAnthropic(body: Body): string | undefined {
-  if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number')
-    return 'model and max_tokens required';
-  const messages = body.messages as Body[];
-  if (!Array.isArray(messages) || messages.length === 0 || messages[0].role !== 'user') return 'bad messages';
-  for (const [i, m] of messages.entries()) {
-    if (i > 0 && m.role === messages[i - 1].role) return `roles must alternate (messages.${i})`;
-    const blocks = m.content as Body[];
-    if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: empty content`;
-    const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
-    const next = (messages[i + 1]?.content ?? []) as Body[];
-    const results = next.slice(0, uses.length);
-    if (
-      uses.length &&
-      (results.some((b) => b.type !== 'tool_result') ||
-        uses.some((id) => !results.some((b) => b.tool_use_id === id)))
-    )
-      return `messages.${i}: tool_use ids without tool_result blocks immediately after`;
-    const answered = blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id as string);
-    const asked = ((messages[i - 1]?.content ?? []) as Body[])
-      .filter((b) => b.type === 'tool_use')
-      .map((b) => b.id as string);
-    if (answered.some((id) => !asked.includes(id)))
-      return `messages.${i}: tool_result without a tool_use before it`;
-  }
-  return undefined;
-}
-
 /**
  * Gemini's generateContent with implicit caching as documented: a request whose prompt starts
  * with a prefix of a recent request is served that prefix from the cache, counted in
@@ -238,27 +186,13 @@ function invalidAnthropic(body: Body): string | undefined {
  * tools, then contents. Entries never expire.
  */
 export class GeminiBillingFake extends LoopbackFake {
-  protected handle(req: IncomingMessage, body: Body, res: ServerResponse): void {
-    const route = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(req.url ?? '');
-    if (req.method !== 'POST' || !route)
-      return this.send(res, 404, { error: { code: 404, status: 'NOT_FOUND', message: req.url } });
-    if (req.headers['x-goog-api-key'] !== this.options.apiKey)
-      return this.send(res, 403, {
-        error: { code: 403, status: 'PERMISSION_DENIED', message: 'API key not valid.' },
-      });
+  protected handle(req: LoopbackRequest, body: Body, res: ServerResponse): void {
+    const model = geminiModelOf(req);
+    if (!model) return sendGemini(res, 404, geminiError(404, 'NOT_FOUND', req.url));
+    const problem = geminiProblem(req.headers, body, this.options.apiKey);
+    if (problem)
+      return sendGemini(res, problem.code, geminiError(problem.code, problem.status, problem.message));
     const contents = body.contents as Body[];
-    for (const [i, content] of (contents ?? []).entries()) {
-      const calls = (content.parts as Body[]).filter((p) => p.functionCall).length;
-      const responses = ((contents[i + 1]?.parts ?? []) as Body[]).filter((p) => p.functionResponse).length;
-      if (calls && responses !== calls)
-        return this.send(res, 400, {
-          error: {
-            code: 400,
-            status: 'INVALID_ARGUMENT',
-            message: 'function response parts must match function call parts',
-          },
-        });
-    }
     const blocks: Body[] = [];
     for (const part of (body.systemInstruction?.parts ?? []) as Body[]) blocks.push({ system: part });
     for (const tool of (body.tools ?? []) as Body[])
@@ -293,7 +227,7 @@ export class GeminiBillingFake extends LoopbackFake {
       prompt: total,
     };
     this.calls.push({ body, usage });
-    this.send(res, 200, {
+    sendGemini(res, 200, {
       candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
       usageMetadata: {
         promptTokenCount: total,
@@ -301,7 +235,7 @@ export class GeminiBillingFake extends LoopbackFake {
         candidatesTokenCount: usage.output,
         totalTokenCount: total + usage.output,
       },
-      modelVersion: route[1],
+      modelVersion: model,
       responseId: `resp_fake_${call + 1}`,
     });
   }
