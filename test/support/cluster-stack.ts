@@ -3,12 +3,14 @@ import { MetaSandbox } from '@vigil/meta-sandbox';
 import { masterNodes, scanKeys } from '@vigil/redis';
 import { LocalRedisCluster, RedisTestContext, VigilStack } from '@vigil/testing';
 
-export const CAMPAIGN_OBJECTS = { campaigns: 1, adsets: 12, adimages: 36, adcreatives: 36, ads: 36 };
+import { CAMPAIGN_OBJECTS, objectsOf } from './sandbox-objects';
+
+export { CAMPAIGN_OBJECTS };
 
 /**
- * A local 3-master cluster, the Meta sandbox and Vigil's apps as processes on it with SHARDS=6 and
- * compressed timings: what the cluster process tests share. `close` stops all of it, failed test or
- * not.
+ * A local 3-master cluster, the Meta sandbox and Vigil's apps as processes on it (an API, two
+ * Workers, a Watcher and a notifier) with SHARDS=6 and compressed timings: what the cluster process
+ * tests share. `close` stops all of it, failed test or not.
  */
 export class ClusterStack {
   cluster!: LocalRedisCluster;
@@ -31,6 +33,7 @@ export class ClusterStack {
       SHARDS: '6',
       ...env,
     });
+    await this.stack.startAll(['api', 'worker', 'worker', 'watcher', 'notifier']);
     return this;
   }
 
@@ -43,17 +46,7 @@ export class ClusterStack {
 
   /** The sandbox's objects of one ad account (`act_<digits>`), by type. */
   objectsOf(accountId: string): typeof CAMPAIGN_OBJECTS {
-    const snapshot = this.sandbox.objects();
-    const digits = accountId.slice(4);
-    const count = (type: string) =>
-      snapshot.objects[type].filter((o) => String(o.account_id) === digits).length;
-    return {
-      campaigns: count('campaigns'),
-      adsets: count('adsets'),
-      adimages: count('adimages'),
-      adcreatives: count('adcreatives'),
-      ads: count('ads'),
-    };
+    return objectsOf(this.sandbox, accountId);
   }
 
   duplicates(): unknown[] {

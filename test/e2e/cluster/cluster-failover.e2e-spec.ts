@@ -12,14 +12,7 @@ const account = (n: number) => `act_${3_000_000 + n}`;
 describe('a Redis Cluster master killed mid-run', () => {
   const env = new ClusterStack();
 
-  beforeAll(async () => {
-    await env.start('cluster-failover');
-    await env.stack.start('api');
-    await env.stack.start('worker');
-    await env.stack.start('worker');
-    await env.stack.start('watcher');
-    await env.stack.start('notifier');
-  }, 90_000);
+  beforeAll(() => env.start('cluster-failover'), 90_000);
   afterAll(() => env.close());
 
   it('every task completes verified, no object is created twice, no task is lost', async () => {

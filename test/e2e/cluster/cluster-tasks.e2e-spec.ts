@@ -9,14 +9,7 @@ const account = (n: number) => `act_${2_000_000 + n}`;
 describe('Vigil on a 3-master Redis Cluster with SHARDS=6 (real processes)', () => {
   const env = new ClusterStack();
 
-  beforeAll(async () => {
-    await env.start('cluster-tasks');
-    await env.stack.start('api');
-    await env.stack.start('worker');
-    await env.stack.start('worker');
-    await env.stack.start('watcher');
-    await env.stack.start('notifier');
-  }, 90_000);
+  beforeAll(() => env.start('cluster-tasks'), 90_000);
   afterAll(() => env.close());
 
   it('completes campaign builds and noop tasks verified, with every master holding shards', async () => {

@@ -1,19 +1,9 @@
-import { spawn } from 'node:child_process';
-import { join } from 'node:path';
+import { runDemo } from '../../support/run-demo';
 
 /** `npm run demo -- --mission --ci` from the built tree: a crash mid-writes, verified, each write once. */
 describe('npm run demo -- --mission', () => {
   it('survives the crash, ends verified, prints the report and counts one object per write', async () => {
-    const root = join(__dirname, '../../..');
-    const child = spawn(process.execPath, [join(root, 'scripts/demo.mjs'), '--mission', '--ci'], {
-      cwd: root,
-      env: { ...process.env, CI: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    const { code, output } = await runDemo(['--mission']);
     expect({ code, tail: code === 0 ? '' : output.slice(-3000) }).toEqual({ code: 0, tail: '' });
     expect(output).toMatch(/worker process died \(SIGKILL\) mid-mission/);
     expect(output).toMatch(/attempt 1 failed — crashed/);

@@ -1,6 +1,7 @@
 import { campaignBuildDemoInput } from '@vigil/kinds';
 import { MetaSandbox } from '@vigil/meta-sandbox';
 import { RedisTestContext, VigilStack } from '@vigil/testing';
+import { CAMPAIGN_OBJECTS, objectsOf as sandboxObjectsOf } from '../../support/sandbox-objects';
 
 const FAST = {
   API_KEYS: 'acme:test-key-0001',
@@ -17,22 +18,10 @@ describe('campaign_build with real processes against the Meta sandbox', () => {
   const sandbox = new MetaSandbox({ accessToken: 'sandbox-token', seed: 7 });
   let stack: VigilStack;
 
-  const objectsOf = (accountId: string) => {
-    const snapshot = sandbox.objects();
-    const digits = accountId.slice(4);
-    const count = (type: string) =>
-      snapshot.objects[type].filter((o) => String(o.account_id) === digits).length;
-    return {
-      campaigns: count('campaigns'),
-      adsets: count('adsets'),
-      adimages: count('adimages'),
-      adcreatives: count('adcreatives'),
-      ads: count('ads'),
-    };
-  };
+  const objectsOf = (accountId: string) => sandboxObjectsOf(sandbox, accountId);
   const duplicatesOf = (accountId: string) =>
     sandbox.duplicates().filter((group) => JSON.stringify(group).includes(accountId.slice(4)));
-  const EXPECTED = { campaigns: 1, adsets: 12, adimages: 36, adcreatives: 36, ads: 36 };
+  const EXPECTED = CAMPAIGN_OBJECTS;
 
   beforeAll(async () => {
     const { baseUrl } = await sandbox.listen(0);
