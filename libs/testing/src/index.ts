@@ -17,3 +17,4 @@ export * from './providers/loopback-server';
 export * from './providers/wire-fake';
 export * from './providers/anthropic-wire';
 export * from './providers/gemini-wire';
+export * from './agent/billed-providers';
