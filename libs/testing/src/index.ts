@@ -18,3 +18,4 @@ export * from './providers/wire-fake';
 export * from './providers/anthropic-wire';
 export * from './providers/gemini-wire';
 export * from './agent/billed-providers';
+export * from './providers/wire-request';

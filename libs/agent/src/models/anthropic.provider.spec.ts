@@ -1,6 +1,15 @@
-import { AnthropicWireFake, anthropicError, anthropicMessage, sendAnthropic } from '@vigil/testing';
+import {
+  AnthropicWireFake,
+  anthropicError,
+  anthropicMessage,
+  sendAnthropic,
+  CAMPAIGN_SCHEMA,
+  wireRequest,
+  errorOf,
+  abortedCall,
+} from '@vigil/testing';
 import { AnthropicProvider, toAnthropicMessages } from './anthropic.provider';
-import type { ChatMessage, GenerateRequest, ToolSpec } from './model-provider';
+import type { ChatMessage } from './model-provider';
 import { ModelProviderError } from './provider-support';
 
 type Body = Record<string, any>;
@@ -17,22 +26,6 @@ const provider = () =>
     { anthropicApiKey: KEY, anthropicBaseUrl: api.baseUrl, anthropicModel: 'claude-test' },
     { maxRetries: 2, timeoutMs: 10_000 },
   );
-
-const schema = {
-  type: 'object',
-  properties: { name: { type: 'string' } },
-  required: ['name'],
-  additionalProperties: false,
-};
-const tools: ToolSpec[] = [
-  { name: 'create_campaign', description: 'Creates a campaign.', parameters: schema },
-];
-const request = (messages: ChatMessage[], signal = new AbortController().signal): GenerateRequest => ({
-  system: 'You are careful.',
-  messages,
-  tools,
-  signal,
-});
 
 describe('AnthropicProvider against the Messages API wire format', () => {
   it('runs a tool-using round trip: tool_use out, tool_result back, paired by id', async () => {
@@ -55,7 +48,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
             }),
       );
     const history: ChatMessage[] = [{ role: 'user', content: 'Build the campaign.' }];
-    const first = await claude.generate(request(history));
+    const first = await claude.generate(wireRequest(history));
     expect(first).toEqual({
       text: 'Creating it.',
       toolCalls: [{ id: 'toolu_01', name: 'create_campaign', args: { name: 'Spring' } }],
@@ -81,7 +74,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
         {
           name: 'create_campaign',
           description: 'Creates a campaign.',
-          input_schema: schema,
+          input_schema: CAMPAIGN_SCHEMA,
           cache_control: { type: 'ephemeral' },
         },
       ],
@@ -95,7 +88,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       content: '{"id":"c1"}',
       isError: false,
     });
-    const second = await claude.generate(request(history));
+    const second = await claude.generate(wireRequest(history));
     expect(second).toEqual({
       text: 'Done.',
       toolCalls: [],
@@ -130,7 +123,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     api.answer = (_body, res) =>
       sendAnthropic(res, 200, anthropicMessage([{ type: 'text', text: 'ok' }], 'end_turn'));
     await provider().generate(
-      request([
+      wireRequest([
         { role: 'user', content: 'Go.' },
         {
           role: 'assistant',
@@ -200,7 +193,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
           { input_tokens: 1234, output_tokens: 56 },
         ),
       );
-    const reply = await provider().generate({ ...request([{ role: 'user', content: 'Hi' }]), tools: [] });
+    const reply = await provider().generate({ ...wireRequest([{ role: 'user', content: 'Hi' }]), tools: [] });
     expect(reply).toEqual({
       text: 'First.\nSecond.',
       toolCalls: [],
@@ -212,9 +205,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
   it('turns a 400 into a non-retryable error without retrying', async () => {
     api.answer = (_body, res) =>
       sendAnthropic(res, 400, anthropicError('invalid_request_error', 'max_tokens: too large'));
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: false, status: 400, provider: 'opus' });
     expect((error as Error).message).toContain('max_tokens: too large');
@@ -226,9 +217,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       { anthropicApiKey: 'sk-ant-wrong', anthropicBaseUrl: api.baseUrl, anthropicModel: 'claude-test' },
       { maxRetries: 2 },
     );
-    const error = await wrongKey
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(wrongKey);
     expect(error).toMatchObject({ retryable: false, status: 401 });
   });
 
@@ -239,9 +228,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
   ])('turns a %i into a retryable error after the SDK retried twice', async (status, type) => {
     api.answer = (_body, res) =>
       sendAnthropic(res, status, anthropicError(type, 'try later'), { 'retry-after-ms': '5' });
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: true, status });
     expect(api.requests).toHaveLength(3);
@@ -250,14 +237,8 @@ describe('AnthropicProvider against the Messages API wire format', () => {
   it('rejects within a second when aborted while the API is still answering', async () => {
     api.answer = (_body, res) =>
       setTimeout(() => sendAnthropic(res, 200, anthropicMessage([], 'end_turn')), 5_000).unref();
-    const controller = new AbortController();
-    const reason = new Error('slice aborted');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }], controller.signal))
-      .catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const { error, reason, ms } = await abortedCall(provider());
+    expect(ms).toBeLessThan(1_000);
     expect(error).toBe(reason);
     expect(api.requests).toHaveLength(1);
   });

@@ -1,6 +1,15 @@
-import { GeminiWireFake, geminiError, geminiReply, sendGemini } from '@vigil/testing';
+import {
+  GeminiWireFake,
+  geminiError,
+  geminiReply,
+  sendGemini,
+  CAMPAIGN_SCHEMA,
+  wireRequest,
+  errorOf,
+  abortedCall,
+} from '@vigil/testing';
 import { GeminiProvider } from './gemini.provider';
-import type { ChatMessage, GenerateRequest, ToolSpec } from './model-provider';
+import type { ChatMessage } from './model-provider';
 import { ModelProviderError } from './provider-support';
 
 const KEY = 'gemini-test-key';
@@ -15,22 +24,6 @@ const provider = (model = 'gemini-test', apiKey = KEY) =>
     { geminiApiKey: apiKey, geminiBaseUrl: api.baseUrl, geminiModel: model },
     { attempts: 3, retryDelayMs: 5, timeoutMs: 10_000, fetch: (url, init) => fetch(url, init) },
   );
-
-const schema = {
-  type: 'object',
-  properties: { name: { type: 'string' } },
-  required: ['name'],
-  additionalProperties: false,
-};
-const tools: ToolSpec[] = [
-  { name: 'create_campaign', description: 'Creates a campaign.', parameters: schema },
-];
-const request = (messages: ChatMessage[], signal = new AbortController().signal): GenerateRequest => ({
-  system: 'You are careful.',
-  messages,
-  tools,
-  signal,
-});
 
 describe('GeminiProvider against the generateContent wire format', () => {
   it('runs a tool-using round trip: functionCall out, functionResponse back with id and signature', async () => {
@@ -50,7 +43,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
           : geminiReply([{ text: 'Done.' }], { promptTokenCount: 150, candidatesTokenCount: 3 }),
       );
     const history: ChatMessage[] = [{ role: 'user', content: 'Build the campaign.' }];
-    const first = await gemini.generate(request(history));
+    const first = await gemini.generate(wireRequest(history));
     expect(first).toEqual({
       text: 'Creating it.',
       toolCalls: [{ id: 'call_1', name: 'create_campaign', args: { name: 'Spring' } }],
@@ -65,7 +58,11 @@ describe('GeminiProvider against the generateContent wire format', () => {
     expect(sent.body.tools).toEqual([
       {
         functionDeclarations: [
-          { name: 'create_campaign', description: 'Creates a campaign.', parametersJsonSchema: schema },
+          {
+            name: 'create_campaign',
+            description: 'Creates a campaign.',
+            parametersJsonSchema: CAMPAIGN_SCHEMA,
+          },
         ],
       },
     ]);
@@ -79,7 +76,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
       content: '{"id":"c1"}',
       isError: false,
     });
-    const second = await gemini.generate(request(history));
+    const second = await gemini.generate(wireRequest(history));
     expect(second).toEqual({
       text: 'Done.',
       toolCalls: [],
@@ -119,7 +116,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
           : geminiReply([{ text: 'ok' }]),
       );
     const history: ChatMessage[] = [{ role: 'user', content: 'Go.' }];
-    const first = await gemini.generate(request(history));
+    const first = await gemini.generate(wireRequest(history));
     const ids = first.toolCalls.map((call) => call.id);
     expect(new Set(ids).size).toBe(2);
     expect(ids.every((id) => id.startsWith('gemini_call_'))).toBe(true);
@@ -139,7 +136,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
       content: '{"error":"taken"}',
       isError: true,
     });
-    await gemini.generate(request(history));
+    await gemini.generate(wireRequest(history));
     expect(api.requests[1].body.contents.slice(1)).toEqual([
       {
         role: 'model',
@@ -169,8 +166,8 @@ describe('GeminiProvider against the generateContent wire format', () => {
       },
       { role: 'tool', toolCallId: 'old_1', name: 'create_campaign', content: '{}', isError: false },
     ];
-    await provider('gemini-3-pro-preview').generate(request(history));
-    await provider('gemini-2.5-pro').generate(request(history));
+    await provider('gemini-3-pro-preview').generate(wireRequest(history));
+    await provider('gemini-2.5-pro').generate(wireRequest(history));
     expect(api.requests[0].body.contents[1].parts[0].thoughtSignature).toBe(
       'skip_thought_signature_validator',
     );
@@ -188,7 +185,10 @@ describe('GeminiProvider against the generateContent wire format', () => {
           totalTokenCount: 1100,
         },
       });
-    const result = await provider().generate({ ...request([{ role: 'user', content: 'Hi' }]), tools: [] });
+    const result = await provider().generate({
+      ...wireRequest([{ role: 'user', content: 'Hi' }]),
+      tools: [],
+    });
     expect(result).toEqual({
       text: 'Hello there.',
       toolCalls: [],
@@ -200,9 +200,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
   it('turns a 400 into a non-retryable error without retrying', async () => {
     api.answer = (_body, res) =>
       sendGemini(res, 400, geminiError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload'));
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: false, status: 400, provider: 'gemini' });
     expect((error as Error).message).toContain('Invalid JSON payload');
@@ -210,9 +208,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
   });
 
   it('turns a rejected API key (403) into a non-retryable error', async () => {
-    const error = await provider('gemini-test', 'wrong-key')
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(provider('gemini-test', 'wrong-key'));
     expect(error).toMatchObject({ retryable: false, status: 403 });
   });
 
@@ -221,9 +217,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
     [503, 'UNAVAILABLE'],
   ])('turns a %i into a retryable error after the SDK retried twice', async (code, status) => {
     api.answer = (_body, res) => sendGemini(res, code, geminiError(code, status, 'try later'));
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: true, status: code });
     expect(api.requests).toHaveLength(3);
@@ -232,14 +226,8 @@ describe('GeminiProvider against the generateContent wire format', () => {
   it('rejects within a second when aborted while the API is still answering', async () => {
     api.answer = (_body, res) =>
       setTimeout(() => sendGemini(res, 200, geminiReply([{ text: 'late' }])), 5_000).unref();
-    const controller = new AbortController();
-    const reason = new Error('slice aborted');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }], controller.signal))
-      .catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    const { error, reason, ms } = await abortedCall(provider());
+    expect(ms).toBeLessThan(1_000);
     expect(error).toBe(reason);
     expect(api.requests).toHaveLength(1);
   });
