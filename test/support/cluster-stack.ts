@@ -23,7 +23,6 @@ export class ClusterStack {
     this.ctx = new RedisTestContext(name, { ...this.cluster.env(), SHARDS: '6' });
     const { baseUrl } = await this.sandbox.listen(0);
     this.stack = new VigilStack(this.ctx, {
-      API_KEYS: 'acme:test-key-0001',
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '3000',
       WATCHER_INTERVAL_MS: '250',

@@ -161,16 +161,21 @@ export class MissionWorld {
         },
         expected: 'Configuration',
       },
-      {
-        check: 'http_json',
-        args: {
-          url: `${this.tracker.url}/tickets?title=${encodeURIComponent(TICKET_TITLE)}`,
-          pointer: '/total',
-        },
-        expected: 1,
-      },
+      this.ticketFiledOnce(),
       { check: 'findings_count', expected: 2 },
     ];
+  }
+
+  /** The criterion that the tracker holds exactly one ticket titled TICKET_TITLE. */
+  ticketFiledOnce() {
+    return {
+      check: 'http_json',
+      args: {
+        url: `${this.tracker.url}/tickets?title=${encodeURIComponent(TICKET_TITLE)}`,
+        pointer: '/total',
+      },
+      expected: 1,
+    };
   }
 
   request(scripted: Record<string, unknown> = {}): Record<string, unknown> {

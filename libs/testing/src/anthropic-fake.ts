@@ -5,6 +5,7 @@ import {
   anthropicProblem,
   sendAnthropic,
 } from './providers/anthropic-wire';
+import type { RedisTestContext } from './redis-test-context';
 import { type LoopbackRequest, LoopbackServer, type WireBody as Body } from './providers/loopback-server';
 
 export interface AnthropicFakeOptions {
@@ -28,7 +29,9 @@ export class AnthropicFake {
 
   constructor(private readonly options: AnthropicFakeOptions) {}
 
-  listen(): Promise<string> {
+  /** Starts listening; with `ctx`, the fake closes when the context does. */
+  listen(ctx?: RedisTestContext): Promise<string> {
+    ctx?.onClose(() => this.close());
     return this.server.listen();
   }
 

@@ -6,17 +6,20 @@ import { RedisTestContext } from './redis-test-context';
 
 /**
  * Vigil's apps as real processes sharing one test key prefix, with compressed timings: for tests
- * about processes (SIGKILL a worker, run three watchers). `ctx.close()` stops them all.
+ * about processes (SIGKILL a worker, run three watchers). `ctx.close()` stops them all. Tenant
+ * `acme` has the key of `api`, the client of the last API started, unless `env` sets API_KEYS.
  */
 export class VigilStack {
   readonly processes: AppProcess[] = [];
   readonly tasks: TaskRepository;
+  readonly env: Record<string, string>;
   api?: HttpClient;
 
   constructor(
     readonly ctx: RedisTestContext,
-    readonly env: Record<string, string>,
+    env: Record<string, string>,
   ) {
+    this.env = { API_KEYS: 'acme:test-key-0001', ...env };
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     ctx.onClose(() => this.stopAll());
   }

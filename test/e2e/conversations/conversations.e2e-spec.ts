@@ -52,7 +52,6 @@ describe('conversations, missions and human hand-offs', () => {
 
   beforeAll(async () => {
     stack = new VigilStack(ctx, {
-      API_KEYS: 'acme:test-key-0001',
       VIGIL_TOOLS: catalogPath,
       TOOLS_ALLOW_PRIVATE: 'true',
       HEARTBEAT_INTERVAL_MS: '200',

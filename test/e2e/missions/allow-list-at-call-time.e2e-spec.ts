@@ -53,16 +53,7 @@ describe('a tool taken out of the allow list after creation', () => {
       kind: 'mission',
       title: 'File the quickstart ticket',
       input: { goal: 'Write the summary and file the ticket.', tools: ['files.write_file', 'create_ticket'] },
-      exitCriteria: [
-        {
-          check: 'http_json',
-          args: {
-            url: `${world.tracker.url}/tickets?title=${encodeURIComponent(TICKET_TITLE)}`,
-            pointer: '/total',
-          },
-          expected: 1,
-        },
-      ],
+      exitCriteria: [world.ticketFiledOnce()],
       agent: {
         scripted: {
           plan: [

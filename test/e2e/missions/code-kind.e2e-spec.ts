@@ -11,7 +11,6 @@ describe('a code kind from VIGIL_KINDS', () => {
 
   beforeAll(async () => {
     stack = new VigilStack(ctx, {
-      API_KEYS: 'acme:test-key-0001',
       VIGIL_KINDS: 'examples/kinds/word-count.kind.js',
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '3000',
@@ -67,7 +66,6 @@ describe('a code kind from VIGIL_KINDS', () => {
   it('stops an app whose VIGIL_KINDS names a module that cannot be loaded, naming it (exit 78)', async () => {
     const app = AppProcess.start('api', {
       ...ctx.env({
-        API_KEYS: 'acme:test-key-0001',
         VIGIL_KINDS: 'examples/kinds/missing.kind.js',
         PORT: '0',
       }),

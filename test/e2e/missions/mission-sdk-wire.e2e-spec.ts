@@ -82,7 +82,6 @@ describe('a mission through the real Anthropic and Gemini SDKs', () => {
     );
     const [anthropicUrl, geminiUrl] = await Promise.all([anthropicFake.listen(), geminiFake.listen()]);
     stack = new VigilStack(ctx, {
-      API_KEYS: 'acme:test-key-0001',
       VIGIL_TOOLS: catalogPath,
       TOOLS_ALLOW_PRIVATE: 'true',
       ANTHROPIC_API_KEY: ANTHROPIC_KEY,

@@ -145,16 +145,7 @@ describe('missions with tools from outside', () => {
       kind: 'mission',
       title: 'File one ticket',
       input: { goal: 'File the quickstart ticket.', tools: ['file_ticket'] },
-      exitCriteria: [
-        {
-          check: 'http_json',
-          args: {
-            url: `${world.tracker.url}/tickets?title=${encodeURIComponent(TICKET_TITLE)}`,
-            pointer: '/total',
-          },
-          expected: 1,
-        },
-      ],
+      exitCriteria: [world.ticketFiledOnce()],
       agent: {
         scripted: {
           plan: [

@@ -1,7 +1,6 @@
 import { RedisTestContext, VigilStack } from '@vigil/testing';
 
 const FAST = {
-  API_KEYS: 'acme:test-key-0001',
   HEARTBEAT_INTERVAL_MS: '200',
   STALE_AFTER_MS: '2000',
   WATCHER_INTERVAL_MS: '250',

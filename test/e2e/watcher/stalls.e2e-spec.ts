@@ -14,10 +14,8 @@ describe('stalls, diagnosed', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    await fake.listen();
-    ctx.onClose(() => fake.close());
+    await fake.listen(ctx);
     stack = new VigilStack(ctx, {
-      API_KEYS: 'acme:test-key-0001',
       ...fake.env(),
       RETRY_POLICY: 'opus',
       HEARTBEAT_INTERVAL_MS: '200',

@@ -11,10 +11,8 @@ describe('a task budget', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    await fake.listen();
-    ctx.onClose(() => fake.close());
+    await fake.listen(ctx);
     stack = new VigilStack(ctx, {
-      API_KEYS: 'acme:test-key-0001',
       ...fake.env(),
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '5000',
@@ -83,10 +81,8 @@ describe('the global spend limit', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    await fake.listen();
-    ctx.onClose(() => fake.close());
+    await fake.listen(ctx);
     stack = new VigilStack(ctx, {
-      API_KEYS: 'acme:test-key-0001',
       ...fake.env(),
       GLOBAL_SPEND_LIMIT_USD: String(LIMIT),
       HEARTBEAT_INTERVAL_MS: '200',

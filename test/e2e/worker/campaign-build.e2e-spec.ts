@@ -4,7 +4,6 @@ import { RedisTestContext, VigilStack } from '@vigil/testing';
 import { CAMPAIGN_OBJECTS, objectsOf as sandboxObjectsOf } from '../../support/sandbox-objects';
 
 const FAST = {
-  API_KEYS: 'acme:test-key-0001',
   HEARTBEAT_INTERVAL_MS: '200',
   STALE_AFTER_MS: '2000',
   WATCHER_INTERVAL_MS: '250',

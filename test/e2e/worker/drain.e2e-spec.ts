@@ -7,7 +7,6 @@ const DRAIN_TIMEOUT_MS = 4000;
 describe('SIGTERM drains a Worker', () => {
   const ctx = new RedisTestContext('drain');
   const stack = new VigilStack(ctx, {
-    API_KEYS: 'acme:test-key-0001',
     HEARTBEAT_INTERVAL_MS: '200',
     STALE_AFTER_MS: '3000',
     WATCHER_INTERVAL_MS: '250',

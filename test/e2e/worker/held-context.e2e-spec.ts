@@ -15,7 +15,6 @@ async function contextLoads(port: number): Promise<{ held: number; stale: number
 describe('slice contexts held by workers, with two worker processes taking turns', () => {
   const ctx = new RedisTestContext('held-context');
   const stack = new VigilStack(ctx, {
-    API_KEYS: 'acme:test-key-0001',
     SLICE_MAX_STEPS: '3',
     TASK_MAX_SLICES: '24',
     WORKER_CONCURRENCY: '2',
@@ -61,7 +60,6 @@ describe('slice contexts held by workers, with two worker processes taking turns
 describe('slice contexts held by a single worker', () => {
   const ctx = new RedisTestContext('held-context-one');
   const stack = new VigilStack(ctx, {
-    API_KEYS: 'acme:test-key-0001',
     SLICE_MAX_STEPS: '2',
     WORKER_CONCURRENCY: '8',
   });

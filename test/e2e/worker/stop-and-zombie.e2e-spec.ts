@@ -4,7 +4,6 @@ import { RedisTestContext, VigilStack } from '@vigil/testing';
 describe('stop wins against a hung model call', () => {
   const ctx = new RedisTestContext('stop-hang');
   const stack = new VigilStack(ctx, {
-    API_KEYS: 'acme:test-key-0001',
     HEARTBEAT_INTERVAL_MS: '200',
     // Short enough that a Watcher would recover the hung slice soon after the stop, if it could.
     STALE_AFTER_MS: '3000',
