@@ -34,12 +34,10 @@ describe('POST /v1/tasks for a mission', () => {
     ANTHROPIC_API_KEY: '',
     GEMINI_API_KEY: '',
   });
-  let api: InProcessApi;
   let acme: HttpClient;
 
   beforeAll(async () => {
-    api = await InProcessApi.start(ctx);
-    acme = api.client('acme-key-123');
+    acme = (await InProcessApi.start(ctx)).client('acme-key-123');
   });
   afterAll(() => ctx.close());
 
