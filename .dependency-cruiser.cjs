@@ -77,16 +77,6 @@ module.exports = {
       to: { path: '^libs/(builtin-kinds|meta-graph)/' },
     },
     {
-      name: 'domain-libs-never-import-test-code',
-      severity: 'error',
-      comment:
-        'Fakes and fixtures live in libs/testing, for specs only. A production file of a domain lib ' +
-        'that imports it ships test code and makes a cycle (libs/testing imports the domain libs). ' +
-        'The testing/ folders still inside other libs are moving into libs/testing (issue 21, item 8).',
-      from: { path: '^libs/(?!testing/)', pathNot: '([.-]spec\\.ts$|/testing/)' },
-      to: { path: '^libs/testing/' },
-    },
-    {
       name: 'notify-never-imports-control',
       severity: 'error',
       comment:
@@ -95,6 +85,16 @@ module.exports = {
         'must never issue commands, and the Notifier process must not load the command side.',
       from: { path: '^libs/notify/' },
       to: { path: '^libs/control/' },
+    },
+    {
+      name: 'production-code-never-imports-testing',
+      severity: 'error',
+      comment:
+        'libs/testing holds the fakes, fixtures and harnesses of the tests and imports the domain libs ' +
+        'to build them; a domain lib or app importing it back makes a cycle and ships test code. Only ' +
+        'a unit spec beside the code may use it (int and e2e specs live under test/).',
+      from: { path: '^(apps/[^/]+|libs/(?!testing/)[^/]+)/', pathNot: '\\.spec\\.ts$' },
+      to: { path: '^libs/testing/' },
     },
     {
       name: 'no-circular-imports',

@@ -3,8 +3,7 @@ import { campaignBuildKind, campaignBuildPlan, noopKind } from '@vigil/builtin-k
 import { type TaskKind } from '@vigil/kinds';
 import { startSandbox } from '@vigil/meta-sandbox';
 // The in-process task driver is a test helper of libs/agent, not part of @vigil/agent's API.
-// eslint-disable-next-line no-restricted-imports
-import { runPromptTask, type PromptRunResult } from '../libs/agent/src/runtime/testing/prompt-run';
+import { runPromptTask, type PromptRunResult } from '@vigil/testing';
 import type { Bench, BenchResults } from './lib/result';
 
 type Provider = 'anthropic' | 'gemini';
@@ -45,7 +44,7 @@ function figures(run: PromptRunResult, steps: number) {
  * What a task's prompts cost as it grows: noop tasks of 14, 140 and 1,400 steps and the 134-step
  * campaign build (its demo input, tools against an in-process Meta sandbox), each through the real
  * SliceSession, prompt builder, provider and SDK against a loopback fake that bills as the provider
- * documents, prompt caching included (libs/agent/src/models/testing/billing-fakes.ts; tokens ≈
+ * documents, prompt caching included (libs/testing/src/providers/billing-fakes.ts; tokens ≈
  * ceil(chars / 4)). The fake model walks the kind's plan. `after` is the bounded prompt with cache
  * breakpoints; `before` renders the prompt as it was (every step and output listed, no trimming,
  * no breakpoints). `--quick` skips 1,400 steps.

@@ -1,27 +1,25 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { LoopbackServer, sendJson } from '@vigil/testing';
 import { createMessageRouter } from './model-router';
 
-type Handler = (path: string, body: Record<string, any>, req: IncomingMessage) => unknown;
+type Handler = (path: string, body: Record<string, any>) => unknown;
 
-/** A loopback server that records every request and answers with `handler`'s JSON. */
+/** A loopback server that records every request and answers with `handler`'s JSON (500 without). */
 async function loopback(
   handler: Handler,
-): Promise<{ url: string; bodies: Record<string, any>[]; server: Server }> {
+): Promise<{ url: string; bodies: Record<string, any>[]; server: LoopbackServer }> {
   const bodies: Record<string, any>[] = [];
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const body = JSON.parse(raw || '{}');
-      bodies.push({ path: req.url, headers: req.headers, ...body });
-      const answer = handler(req.url ?? '', body, req);
-      res.writeHead(answer === undefined ? 500 : 200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(answer ?? { error: { type: 'api_error', message: 'boom' } }));
-    });
+  const server = new LoopbackServer(({ url, headers, body }, res) => {
+    bodies.push({ path: url, headers, ...body });
+    const answer = handler(url, body);
+    sendJson(
+      res,
+      answer === undefined ? 500 : 200,
+      answer ?? { error: { type: 'api_error', message: 'boom' } },
+    );
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies, server };
+  return { url: await server.listen(), bodies, server };
 }
 
 const settings = {
@@ -35,7 +33,7 @@ const settings = {
 };
 
 describe('the router model, through the real SDKs against loopback fakes of their wire formats', () => {
-  const servers: Server[] = [];
+  const servers: Array<{ close(): unknown }> = [];
   afterEach(() => servers.splice(0).forEach((server) => server.close()));
   const signal = () => new AbortController().signal;
 

@@ -1,7 +1,12 @@
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-type Body = Record<string, any>;
+import type { ServerResponse } from 'node:http';
+import {
+  anthropicError,
+  anthropicMessage,
+  anthropicProblem,
+  sendAnthropic,
+} from './providers/anthropic-wire';
+import type { RedisTestContext } from './redis-test-context';
+import { type LoopbackRequest, LoopbackServer, type WireBody as Body } from './providers/loopback-server';
 
 export interface AnthropicFakeOptions {
   /** The API key the fake accepts in `x-api-key`. */
@@ -11,49 +16,46 @@ export interface AnthropicFakeOptions {
 }
 
 /**
- * A loopback fake of Anthropic's Messages API (`POST /v1/messages`, `x-api-key`,
- * `anthropic-version`), for process tests that run a Worker on the real SDK. It plays a model
+ * A loopback fake of Anthropic's Messages API (`POST /v1/messages`, refusing what the real API
+ * refuses), for process tests that run a Worker on the real SDK. It plays a model
  * that works through a noop task: it reads which `noop_step` indexes the opening message lists
  * as completed and which of its own earlier calls succeeded, asks for the next one, and calls
  * `finish_task` when none is left. Usage is billed as the API documents it.
  */
 export class AnthropicFake {
-  private server?: Server;
   calls = 0;
   readonly hung: ServerResponse[] = [];
+  private readonly server = new LoopbackServer((request, res) => this.handle(request, res));
 
   constructor(private readonly options: AnthropicFakeOptions) {}
 
-  async listen(): Promise<string> {
-    this.server = createServer((req, res) => this.handle(req, res));
-    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
+  /** Starts listening; with `ctx`, the fake closes when the context does. */
+  listen(ctx?: RedisTestContext): Promise<string> {
+    ctx?.onClose(() => this.close());
+    return this.server.listen();
+  }
+
+  /** The configuration that points an app's Anthropic provider at this fake (after `listen`). */
+  env(): { ANTHROPIC_API_KEY: string; ANTHROPIC_BASE_URL: string } {
+    return { ANTHROPIC_API_KEY: this.options.apiKey, ANTHROPIC_BASE_URL: this.server.url };
   }
 
   async close(): Promise<void> {
     for (const res of this.hung) res.destroy();
-    this.server?.closeAllConnections();
-    await new Promise<void>((resolve) => this.server?.close(() => resolve()) ?? resolve());
+    await this.server.close();
   }
 
-  private handle(req: IncomingMessage, res: ServerResponse): void {
-    let raw = '';
-    req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/messages')
-        return this.send(res, 404, this.error('not_found_error', 'no such route'));
-      if (req.headers['x-api-key'] !== this.options.apiKey)
-        return this.send(res, 401, this.error('authentication_error', 'invalid x-api-key'));
-      if (!req.headers['anthropic-version'])
-        return this.send(res, 400, this.error('invalid_request_error', 'anthropic-version required'));
-      const body = JSON.parse(raw) as Body;
-      const call = ++this.calls;
-      if (this.options.hangOnCalls?.includes(call)) {
-        this.hung.push(res);
-        return;
-      }
-      this.send(res, 200, this.reply(body));
-    });
+  private handle({ method, url, headers, body }: LoopbackRequest, res: ServerResponse): void {
+    if (method !== 'POST' || url !== '/v1/messages')
+      return sendAnthropic(res, 404, anthropicError('not_found_error', 'no such route'));
+    const problem = anthropicProblem(headers, body, this.options.apiKey);
+    if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
+    const call = ++this.calls;
+    if (this.options.hangOnCalls?.includes(call)) {
+      this.hung.push(res);
+      return;
+    }
+    sendAnthropic(res, 200, this.reply(body));
   }
 
   private reply(body: Body): Body {
@@ -79,24 +81,11 @@ export class AnthropicFake {
       next === undefined
         ? { name: 'finish_task', input: { summary: 'every step is done' } }
         : { name: 'noop_step', input: { index: next } };
-    return {
-      id: `msg_fake_${this.calls}`,
-      type: 'message',
-      role: 'assistant',
-      model: body.model,
-      content: [{ type: 'tool_use', id: `toolu_${this.calls}`, ...use }],
-      stop_reason: 'tool_use',
-      stop_sequence: null,
-      usage: { input_tokens: 400, output_tokens: 20 },
-    };
-  }
-
-  private error(type: string, message: string): Body {
-    return { type: 'error', error: { type, message } };
-  }
-
-  private send(res: ServerResponse, status: number, json: unknown): void {
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake' });
-    res.end(JSON.stringify(json));
+    return anthropicMessage(
+      [{ type: 'tool_use', id: `toolu_${this.calls}`, ...use }],
+      'tool_use',
+      { input_tokens: 400, output_tokens: 20 },
+      { id: `msg_fake_${this.calls}`, model: body.model },
+    );
   }
 }

@@ -1,6 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { loadConfig, VigilConfig } from '@vigil/config';
+import { bullConnection } from '@vigil/queue';
 import { createRedis, RedisKeys, unlinkMatching } from '@vigil/redis';
 
 /**
@@ -18,15 +20,16 @@ function assertRedisAllowed(name: string): void {
 
 /**
  * A real Redis connection with a key prefix unique to one test file, so test files never see each
- * other's keys; `close` deletes everything under the prefix. With REDIS_CLUSTER_NODES in `env`
- * (a LocalRedisCluster's `env()`), the connection is a Cluster client and cleanup goes master by
- * master.
+ * other's keys. What a test opens through it (queues, `onClose`) is closed by `close`, which then
+ * deletes everything under the prefix. With REDIS_CLUSTER_NODES in `env` (a LocalRedisCluster's
+ * `env()`), the connection is a Cluster client and cleanup goes master by master.
  */
 export class RedisTestContext {
   readonly prefix: string;
   readonly redis: Redis;
   readonly config: VigilConfig;
   readonly keys: RedisKeys;
+  private readonly closers: Array<() => Promise<unknown>> = [];
 
   constructor(name: string, env: Record<string, string> = {}) {
     assertRedisAllowed(name);
@@ -47,12 +50,34 @@ export class RedisTestContext {
     };
   }
 
+  /** A shard's turn queue (BullMQ, under this prefix), as the API and Watcher publish to it. */
+  turnQueue(shard = 0): Queue {
+    return this.queue(this.keys.turnQueueName(shard));
+  }
+
+  /** A shard's wake queue (BullMQ, under this prefix). */
+  wakeQueue(shard = 0): Queue {
+    return this.queue(this.keys.wakeQueueName(shard));
+  }
+
+  /** Runs `close` when the context closes, last registered first, before the keys are deleted. */
+  onClose(close: () => Promise<unknown>): void {
+    this.closers.push(close);
+  }
+
+  private queue(name: string): Queue {
+    const queue = new Queue(name, { connection: bullConnection(this.config.redisUrl), prefix: this.prefix });
+    this.onClose(() => queue.close());
+    return queue;
+  }
+
   /** Deletes every key under the prefix; BullMQ's keys (`<prefix>:turns{s<n>}:…`) match it too. */
   async cleanup(): Promise<void> {
     await unlinkMatching(this.redis, `${this.prefix}*`);
   }
 
   async close(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close();
     await this.cleanup();
     await this.redis.quit();
   }

@@ -6,18 +6,27 @@ import { RedisTestContext } from './redis-test-context';
 
 /**
  * Vigil's apps as real processes sharing one test key prefix, with compressed timings: for tests
- * about processes (SIGKILL a worker, run three watchers).
+ * about processes (SIGKILL a worker, run three watchers). `ctx.close()` stops them all. Tenant
+ * `acme` has the key of `api`, the client of the last API started, unless `env` sets API_KEYS.
  */
 export class VigilStack {
   readonly processes: AppProcess[] = [];
   readonly tasks: TaskRepository;
+  readonly env: Record<string, string>;
   api?: HttpClient;
 
   constructor(
     readonly ctx: RedisTestContext,
-    readonly env: Record<string, string>,
+    env: Record<string, string>,
   ) {
+    this.env = { API_KEYS: 'acme:test-key-0001', ...env };
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    ctx.onClose(() => this.stopAll());
+  }
+
+  /** Starts one of each app named, in order (by default the API, a Watcher and a Worker). */
+  async startAll(apps: AppName[] = ['api', 'watcher', 'worker']): Promise<void> {
+    for (const app of apps) await this.start(app);
   }
 
   /** `distDir`: run the app from another build (e.g. a second code version), default VIGIL_DIST_DIR or dist/. */

@@ -1,147 +1,61 @@
-import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  AnthropicWireFake,
+  anthropicError,
+  anthropicMessage,
+  sendAnthropic,
+  CAMPAIGN_SCHEMA,
+  wireRequest,
+  errorOf,
+  abortedCall,
+} from '@vigil/testing';
 import { AnthropicProvider, toAnthropicMessages } from './anthropic.provider';
-import type { ChatMessage, GenerateRequest, ToolSpec } from './model-provider';
+import type { ChatMessage } from './model-provider';
 import { ModelProviderError } from './provider-support';
 
-/** A loopback fake of the Messages API: `POST /v1/messages`, checked as the real API checks it. */
 type Body = Record<string, any>;
-type Handler = (body: Body, res: ServerResponse) => void;
 
 const KEY = 'sk-ant-test-key';
-let server: Server;
-let baseUrl: string;
-let handler: Handler;
-let requests: Array<{ headers: IncomingHttpHeaders; body: Body }>;
-
-function send(res: ServerResponse, status: number, json: unknown, headers: Record<string, string> = {}) {
-  res.writeHead(status, { 'content-type': 'application/json', 'request-id': 'req_fake', ...headers });
-  res.end(JSON.stringify(json));
-}
-const apiError = (type: string, message: string) => ({ type: 'error', error: { type, message } });
-
-function message(content: unknown[], stopReason: string, usage = { input_tokens: 120, output_tokens: 30 }) {
-  return {
-    id: 'msg_fake',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-test',
-    content,
-    stop_reason: stopReason,
-    stop_sequence: null,
-    usage,
-  };
-}
-
-/** The documented rules: roles alternate from `user`, every `tool_use` answered first thing next turn. */
-function invalid(headers: IncomingHttpHeaders, body: Body): string | undefined {
-  if (headers['x-api-key'] !== KEY) return 'missing or wrong x-api-key';
-  if (!headers['anthropic-version']) return 'missing anthropic-version';
-  if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number')
-    return 'model and max_tokens required';
-  const messages = body.messages as Body[];
-  if (!Array.isArray(messages) || messages.length === 0 || messages[0].role !== 'user') return 'bad messages';
-  for (const [i, m] of messages.entries()) {
-    if (i > 0 && m.role === messages[i - 1].role) return `roles must alternate (messages.${i})`;
-    const blocks = m.content as Body[];
-    if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: empty content`;
-    if (blocks.some((b) => b.type === 'text' && !b.text)) return `messages.${i}: empty text block`;
-    const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => b.id);
-    if (uses.length === 0) continue;
-    const next = (messages[i + 1]?.content ?? []) as Body[];
-    const results = next.slice(0, uses.length);
-    if (
-      results.some((b) => b.type !== 'tool_result') ||
-      uses.some((id) => !results.some((b) => b.tool_use_id === id))
-    ) {
-      return `messages.${i}: tool_use ids without tool_result blocks immediately after`;
-    }
-  }
-  return undefined;
-}
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      if (req.method !== 'POST' || req.url !== '/v1/messages') {
-        return send(res, 404, apiError('not_found_error', `no route ${req.url}`));
-      }
-      const body = JSON.parse(raw) as Body;
-      requests.push({ headers: req.headers, body });
-      const problem = invalid(req.headers, body);
-      if (problem)
-        return send(
-          res,
-          problem.includes('x-api-key') ? 401 : 400,
-          apiError('invalid_request_error', problem),
-        );
-      handler(body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  requests = [];
-  handler = (_body, res) => send(res, 500, apiError('api_error', 'no handler'));
-});
+/** The Messages API on loopback, refusing what the real one refuses; each test sets its answer. */
+const api = new AnthropicWireFake(KEY);
+beforeAll(() => api.listen());
+afterAll(() => api.close());
+beforeEach(() => api.reset());
 
 const provider = () =>
   new AnthropicProvider(
-    { anthropicApiKey: KEY, anthropicBaseUrl: baseUrl, anthropicModel: 'claude-test' },
+    { anthropicApiKey: KEY, anthropicBaseUrl: api.baseUrl, anthropicModel: 'claude-test' },
     { maxRetries: 2, timeoutMs: 10_000 },
   );
-
-const schema = {
-  type: 'object',
-  properties: { name: { type: 'string' } },
-  required: ['name'],
-  additionalProperties: false,
-};
-const tools: ToolSpec[] = [
-  { name: 'create_campaign', description: 'Creates a campaign.', parameters: schema },
-];
-const request = (messages: ChatMessage[], signal = new AbortController().signal): GenerateRequest => ({
-  system: 'You are careful.',
-  messages,
-  tools,
-  signal,
-});
 
 describe('AnthropicProvider against the Messages API wire format', () => {
   it('runs a tool-using round trip: tool_use out, tool_result back, paired by id', async () => {
     const claude = provider();
-    handler = (body, res) =>
-      send(
+    api.answer = (body, res) =>
+      sendAnthropic(
         res,
         200,
         body.messages.length === 1
-          ? message(
+          ? anthropicMessage(
               [
                 { type: 'text', text: 'Creating it.' },
                 { type: 'tool_use', id: 'toolu_01', name: 'create_campaign', input: { name: 'Spring' } },
               ],
               'tool_use',
             )
-          : message([{ type: 'text', text: 'Done.' }], 'end_turn', { input_tokens: 200, output_tokens: 5 }),
+          : anthropicMessage([{ type: 'text', text: 'Done.' }], 'end_turn', {
+              input_tokens: 200,
+              output_tokens: 5,
+            }),
       );
     const history: ChatMessage[] = [{ role: 'user', content: 'Build the campaign.' }];
-    const first = await claude.generate(request(history));
+    const first = await claude.generate(wireRequest(history));
     expect(first).toEqual({
       text: 'Creating it.',
       toolCalls: [{ id: 'toolu_01', name: 'create_campaign', args: { name: 'Spring' } }],
       usage: { inputTokens: 120, outputTokens: 30, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
 
-    const sent = requests[0];
+    const sent = api.requests[0];
     expect(sent.headers['x-api-key']).toBe(KEY);
     expect(sent.headers.authorization).toBeUndefined();
     expect(sent.body).toEqual({
@@ -160,7 +74,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
         {
           name: 'create_campaign',
           description: 'Creates a campaign.',
-          input_schema: schema,
+          input_schema: CAMPAIGN_SCHEMA,
           cache_control: { type: 'ephemeral' },
         },
       ],
@@ -174,13 +88,13 @@ describe('AnthropicProvider against the Messages API wire format', () => {
       content: '{"id":"c1"}',
       isError: false,
     });
-    const second = await claude.generate(request(history));
+    const second = await claude.generate(wireRequest(history));
     expect(second).toEqual({
       text: 'Done.',
       toolCalls: [],
       usage: { inputTokens: 200, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
-    expect(requests[1].body.messages.slice(1)).toEqual([
+    expect(api.requests[1].body.messages.slice(1)).toEqual([
       {
         role: 'assistant',
         content: [
@@ -202,13 +116,14 @@ describe('AnthropicProvider against the Messages API wire format', () => {
         ],
       },
     ]);
-    expect(requests[1].body.messages[0].content[0].cache_control).toBeUndefined();
+    expect(api.requests[1].body.messages[0].content[0].cache_control).toBeUndefined();
   });
 
   it('merges consecutive tool results into one user message and marks failures is_error', async () => {
-    handler = (_body, res) => send(res, 200, message([{ type: 'text', text: 'ok' }], 'end_turn'));
+    api.answer = (_body, res) =>
+      sendAnthropic(res, 200, anthropicMessage([{ type: 'text', text: 'ok' }], 'end_turn'));
     await provider().generate(
-      request([
+      wireRequest([
         { role: 'user', content: 'Go.' },
         {
           role: 'assistant',
@@ -235,7 +150,7 @@ describe('AnthropicProvider against the Messages API wire format', () => {
         { role: 'user', content: 'Continue.' },
       ]),
     );
-    const messages = requests[0].body.messages;
+    const messages = api.requests[0].body.messages;
     expect(messages).toHaveLength(3);
     expect(messages[1].content.map((b: Body) => b.type)).toEqual(['tool_use', 'tool_use']);
     expect(messages[2]).toEqual({
@@ -265,11 +180,11 @@ describe('AnthropicProvider against the Messages API wire format', () => {
   });
 
   it('parses a text-only reply and maps usage', async () => {
-    handler = (_body, res) =>
-      send(
+    api.answer = (_body, res) =>
+      sendAnthropic(
         res,
         200,
-        message(
+        anthropicMessage(
           [
             { type: 'text', text: 'First.' },
             { type: 'text', text: 'Second.' },
@@ -278,34 +193,31 @@ describe('AnthropicProvider against the Messages API wire format', () => {
           { input_tokens: 1234, output_tokens: 56 },
         ),
       );
-    const reply = await provider().generate({ ...request([{ role: 'user', content: 'Hi' }]), tools: [] });
+    const reply = await provider().generate({ ...wireRequest([{ role: 'user', content: 'Hi' }]), tools: [] });
     expect(reply).toEqual({
       text: 'First.\nSecond.',
       toolCalls: [],
       usage: { inputTokens: 1234, outputTokens: 56, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
-    expect(requests[0].body.tools).toBeUndefined();
+    expect(api.requests[0].body.tools).toBeUndefined();
   });
 
   it('turns a 400 into a non-retryable error without retrying', async () => {
-    handler = (_body, res) => send(res, 400, apiError('invalid_request_error', 'max_tokens: too large'));
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    api.answer = (_body, res) =>
+      sendAnthropic(res, 400, anthropicError('invalid_request_error', 'max_tokens: too large'));
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: false, status: 400, provider: 'opus' });
     expect((error as Error).message).toContain('max_tokens: too large');
-    expect(requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(1);
   });
 
   it('turns a 401 into a non-retryable error', async () => {
     const wrongKey = new AnthropicProvider(
-      { anthropicApiKey: 'sk-ant-wrong', anthropicBaseUrl: baseUrl, anthropicModel: 'claude-test' },
+      { anthropicApiKey: 'sk-ant-wrong', anthropicBaseUrl: api.baseUrl, anthropicModel: 'claude-test' },
       { maxRetries: 2 },
     );
-    const error = await wrongKey
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(wrongKey);
     expect(error).toMatchObject({ retryable: false, status: 401 });
   });
 
@@ -314,26 +226,20 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     [529, 'overloaded_error'],
     [500, 'api_error'],
   ])('turns a %i into a retryable error after the SDK retried twice', async (status, type) => {
-    handler = (_body, res) => send(res, status, apiError(type, 'try later'), { 'retry-after-ms': '5' });
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    api.answer = (_body, res) =>
+      sendAnthropic(res, status, anthropicError(type, 'try later'), { 'retry-after-ms': '5' });
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: true, status });
-    expect(requests).toHaveLength(3);
+    expect(api.requests).toHaveLength(3);
   });
 
   it('rejects within a second when aborted while the API is still answering', async () => {
-    handler = (_body, res) => setTimeout(() => send(res, 200, message([], 'end_turn')), 5_000).unref();
-    const controller = new AbortController();
-    const reason = new Error('slice aborted');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }], controller.signal))
-      .catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    api.answer = (_body, res) =>
+      setTimeout(() => sendAnthropic(res, 200, anthropicMessage([], 'end_turn')), 5_000).unref();
+    const { error, reason, ms } = await abortedCall(provider());
+    expect(ms).toBeLessThan(1_000);
     expect(error).toBe(reason);
-    expect(requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(1);
   });
 });

@@ -1,139 +1,56 @@
-import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import {
+  GeminiWireFake,
+  geminiError,
+  geminiReply,
+  sendGemini,
+  CAMPAIGN_SCHEMA,
+  wireRequest,
+  errorOf,
+  abortedCall,
+} from '@vigil/testing';
 import { GeminiProvider } from './gemini.provider';
-import type { ChatMessage, GenerateRequest, ToolSpec } from './model-provider';
+import type { ChatMessage } from './model-provider';
 import { ModelProviderError } from './provider-support';
 
-/** A loopback fake of `POST /v1beta/models/{model}:generateContent`, checked as the real API checks it. */
-type Body = Record<string, any>;
-type Handler = (body: Body, res: ServerResponse) => void;
-
 const KEY = 'gemini-test-key';
-let server: Server;
-let baseUrl: string;
-let handler: Handler;
-let requests: Array<{ headers: IncomingHttpHeaders; body: Body; model: string }>;
-
-function send(res: ServerResponse, status: number, json: unknown) {
-  res.writeHead(status, { 'content-type': 'application/json; charset=UTF-8' });
-  res.end(JSON.stringify(json));
-}
-const apiError = (code: number, status: string, message: string) => ({ error: { code, message, status } });
-
-function reply(parts: unknown[], usage = { promptTokenCount: 90, candidatesTokenCount: 12 }) {
-  return {
-    candidates: [{ content: { role: 'model', parts }, finishReason: 'STOP', index: 0 }],
-    usageMetadata: { ...usage, totalTokenCount: usage.promptTokenCount + usage.candidatesTokenCount },
-    modelVersion: 'gemini-test',
-    responseId: 'resp_fake',
-  };
-}
-
-/** The documented rules: roles user/model, non-empty parts, one function response per call of the turn before. */
-function invalid(headers: IncomingHttpHeaders, body: Body): string | undefined {
-  if (headers['x-goog-api-key'] !== KEY) return 'API key not valid. Please pass a valid API key.';
-  const contents = body.contents as Body[];
-  if (!Array.isArray(contents) || contents.length === 0)
-    return '* GenerateContentRequest.contents: contents is not specified';
-  for (const [i, content] of contents.entries()) {
-    if (content.role !== 'user' && content.role !== 'model')
-      return `contents[${i}].role must be user or model`;
-    if (!Array.isArray(content.parts) || content.parts.length === 0)
-      return `contents[${i}].parts must not be empty`;
-    const calls = content.parts.filter((p: Body) => p.functionCall).length;
-    if (calls === 0) continue;
-    const responses = (contents[i + 1]?.parts ?? []).filter((p: Body) => p.functionResponse).length;
-    if (contents[i + 1]?.role !== 'user' || responses !== calls) {
-      return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
-    }
-  }
-  return undefined;
-}
-
-beforeAll(async () => {
-  server = createServer((req, res) => {
-    let raw = '';
-    req.on('data', (chunk) => (raw += chunk));
-    req.on('end', () => {
-      const route = /^\/v1beta\/models\/([^/:]+):generateContent$/.exec(req.url ?? '');
-      if (req.method !== 'POST' || !route)
-        return send(res, 404, apiError(404, 'NOT_FOUND', `no route ${req.url}`));
-      const body = JSON.parse(raw) as Body;
-      requests.push({ headers: req.headers, body, model: route[1] });
-      const problem = invalid(req.headers, body);
-      if (problem) {
-        const denied = problem.startsWith('API key');
-        return send(
-          res,
-          denied ? 403 : 400,
-          apiError(denied ? 403 : 400, denied ? 'PERMISSION_DENIED' : 'INVALID_ARGUMENT', problem),
-        );
-      }
-      handler(body, res);
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-});
-
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-beforeEach(() => {
-  requests = [];
-  handler = (_body, res) => send(res, 500, apiError(500, 'INTERNAL', 'no handler'));
-});
+/** generateContent on loopback, refusing what the real one refuses; each test sets its answer. */
+const api = new GeminiWireFake(KEY);
+beforeAll(() => api.listen());
+afterAll(() => api.close());
+beforeEach(() => api.reset());
 
 const provider = (model = 'gemini-test', apiKey = KEY) =>
   new GeminiProvider(
-    { geminiApiKey: apiKey, geminiBaseUrl: baseUrl, geminiModel: model },
+    { geminiApiKey: apiKey, geminiBaseUrl: api.baseUrl, geminiModel: model },
     { attempts: 3, retryDelayMs: 5, timeoutMs: 10_000, fetch: (url, init) => fetch(url, init) },
   );
-
-const schema = {
-  type: 'object',
-  properties: { name: { type: 'string' } },
-  required: ['name'],
-  additionalProperties: false,
-};
-const tools: ToolSpec[] = [
-  { name: 'create_campaign', description: 'Creates a campaign.', parameters: schema },
-];
-const request = (messages: ChatMessage[], signal = new AbortController().signal): GenerateRequest => ({
-  system: 'You are careful.',
-  messages,
-  tools,
-  signal,
-});
 
 describe('GeminiProvider against the generateContent wire format', () => {
   it('runs a tool-using round trip: functionCall out, functionResponse back with id and signature', async () => {
     const gemini = provider();
-    handler = (body, res) =>
-      send(
+    api.answer = (body, res) =>
+      sendGemini(
         res,
         200,
         body.contents.length === 1
-          ? reply([
+          ? geminiReply([
               { text: 'Creating it.' },
               {
                 functionCall: { id: 'call_1', name: 'create_campaign', args: { name: 'Spring' } },
                 thoughtSignature: 'c2ln',
               },
             ])
-          : reply([{ text: 'Done.' }], { promptTokenCount: 150, candidatesTokenCount: 3 }),
+          : geminiReply([{ text: 'Done.' }], { promptTokenCount: 150, candidatesTokenCount: 3 }),
       );
     const history: ChatMessage[] = [{ role: 'user', content: 'Build the campaign.' }];
-    const first = await gemini.generate(request(history));
+    const first = await gemini.generate(wireRequest(history));
     expect(first).toEqual({
       text: 'Creating it.',
       toolCalls: [{ id: 'call_1', name: 'create_campaign', args: { name: 'Spring' } }],
       usage: { inputTokens: 90, outputTokens: 12, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
 
-    const sent = requests[0];
+    const sent = api.requests[0];
     expect(sent.model).toBe('gemini-test');
     expect(sent.headers['x-goog-api-key']).toBe(KEY);
     expect(sent.body.contents).toEqual([{ role: 'user', parts: [{ text: 'Build the campaign.' }] }]);
@@ -141,7 +58,11 @@ describe('GeminiProvider against the generateContent wire format', () => {
     expect(sent.body.tools).toEqual([
       {
         functionDeclarations: [
-          { name: 'create_campaign', description: 'Creates a campaign.', parametersJsonSchema: schema },
+          {
+            name: 'create_campaign',
+            description: 'Creates a campaign.',
+            parametersJsonSchema: CAMPAIGN_SCHEMA,
+          },
         ],
       },
     ]);
@@ -155,13 +76,13 @@ describe('GeminiProvider against the generateContent wire format', () => {
       content: '{"id":"c1"}',
       isError: false,
     });
-    const second = await gemini.generate(request(history));
+    const second = await gemini.generate(wireRequest(history));
     expect(second).toEqual({
       text: 'Done.',
       toolCalls: [],
       usage: { inputTokens: 150, outputTokens: 3, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
-    expect(requests[1].body.contents.slice(1)).toEqual([
+    expect(api.requests[1].body.contents.slice(1)).toEqual([
       {
         role: 'model',
         parts: [
@@ -183,19 +104,19 @@ describe('GeminiProvider against the generateContent wire format', () => {
 
   it('gives id-less calls stable unique ids, keeps them off the wire, and merges the responses', async () => {
     const gemini = provider();
-    handler = (body, res) =>
-      send(
+    api.answer = (body, res) =>
+      sendGemini(
         res,
         200,
         body.contents.length === 1
-          ? reply([
+          ? geminiReply([
               { functionCall: { name: 'create_campaign', args: { name: 'A' } } },
               { functionCall: { name: 'create_campaign', args: { name: 'B' } } },
             ])
-          : reply([{ text: 'ok' }]),
+          : geminiReply([{ text: 'ok' }]),
       );
     const history: ChatMessage[] = [{ role: 'user', content: 'Go.' }];
-    const first = await gemini.generate(request(history));
+    const first = await gemini.generate(wireRequest(history));
     const ids = first.toolCalls.map((call) => call.id);
     expect(new Set(ids).size).toBe(2);
     expect(ids.every((id) => id.startsWith('gemini_call_'))).toBe(true);
@@ -215,8 +136,8 @@ describe('GeminiProvider against the generateContent wire format', () => {
       content: '{"error":"taken"}',
       isError: true,
     });
-    await gemini.generate(request(history));
-    expect(requests[1].body.contents.slice(1)).toEqual([
+    await gemini.generate(wireRequest(history));
+    expect(api.requests[1].body.contents.slice(1)).toEqual([
       {
         role: 'model',
         parts: [
@@ -235,7 +156,7 @@ describe('GeminiProvider against the generateContent wire format', () => {
   });
 
   it('signs a replayed call it never saw with the documented stand-in on Gemini 3 models only', async () => {
-    handler = (_body, res) => send(res, 200, reply([{ text: 'ok' }]));
+    api.answer = (_body, res) => sendGemini(res, 200, geminiReply([{ text: 'ok' }]));
     const history: ChatMessage[] = [
       { role: 'user', content: 'Go.' },
       {
@@ -245,16 +166,18 @@ describe('GeminiProvider against the generateContent wire format', () => {
       },
       { role: 'tool', toolCallId: 'old_1', name: 'create_campaign', content: '{}', isError: false },
     ];
-    await provider('gemini-3-pro-preview').generate(request(history));
-    await provider('gemini-2.5-pro').generate(request(history));
-    expect(requests[0].body.contents[1].parts[0].thoughtSignature).toBe('skip_thought_signature_validator');
-    expect(requests[1].body.contents[1].parts[0].thoughtSignature).toBeUndefined();
+    await provider('gemini-3-pro-preview').generate(wireRequest(history));
+    await provider('gemini-2.5-pro').generate(wireRequest(history));
+    expect(api.requests[0].body.contents[1].parts[0].thoughtSignature).toBe(
+      'skip_thought_signature_validator',
+    );
+    expect(api.requests[1].body.contents[1].parts[0].thoughtSignature).toBeUndefined();
   });
 
   it('parses a text-only reply, skips thought parts, and maps usage with thinking as output', async () => {
-    handler = (_body, res) =>
-      send(res, 200, {
-        ...reply([{ text: 'pondering', thought: true }, { text: 'Hello ' }, { text: 'there.' }]),
+    api.answer = (_body, res) =>
+      sendGemini(res, 200, {
+        ...geminiReply([{ text: 'pondering', thought: true }, { text: 'Hello ' }, { text: 'there.' }]),
         usageMetadata: {
           promptTokenCount: 1000,
           candidatesTokenCount: 40,
@@ -262,30 +185,30 @@ describe('GeminiProvider against the generateContent wire format', () => {
           totalTokenCount: 1100,
         },
       });
-    const result = await provider().generate({ ...request([{ role: 'user', content: 'Hi' }]), tools: [] });
+    const result = await provider().generate({
+      ...wireRequest([{ role: 'user', content: 'Hi' }]),
+      tools: [],
+    });
     expect(result).toEqual({
       text: 'Hello there.',
       toolCalls: [],
       usage: { inputTokens: 1000, outputTokens: 100, cacheReadTokens: 0, cacheWriteTokens: 0 },
     });
-    expect(requests[0].body.tools).toBeUndefined();
+    expect(api.requests[0].body.tools).toBeUndefined();
   });
 
   it('turns a 400 into a non-retryable error without retrying', async () => {
-    handler = (_body, res) => send(res, 400, apiError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload'));
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    api.answer = (_body, res) =>
+      sendGemini(res, 400, geminiError(400, 'INVALID_ARGUMENT', 'Invalid JSON payload'));
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: false, status: 400, provider: 'gemini' });
     expect((error as Error).message).toContain('Invalid JSON payload');
-    expect(requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(1);
   });
 
   it('turns a rejected API key (403) into a non-retryable error', async () => {
-    const error = await provider('gemini-test', 'wrong-key')
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    const error = await errorOf(provider('gemini-test', 'wrong-key'));
     expect(error).toMatchObject({ retryable: false, status: 403 });
   });
 
@@ -293,26 +216,19 @@ describe('GeminiProvider against the generateContent wire format', () => {
     [429, 'RESOURCE_EXHAUSTED'],
     [503, 'UNAVAILABLE'],
   ])('turns a %i into a retryable error after the SDK retried twice', async (code, status) => {
-    handler = (_body, res) => send(res, code, apiError(code, status, 'try later'));
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }]))
-      .catch((e: unknown) => e);
+    api.answer = (_body, res) => sendGemini(res, code, geminiError(code, status, 'try later'));
+    const error = await errorOf(provider());
     expect(error).toBeInstanceOf(ModelProviderError);
     expect(error).toMatchObject({ retryable: true, status: code });
-    expect(requests).toHaveLength(3);
+    expect(api.requests).toHaveLength(3);
   });
 
   it('rejects within a second when aborted while the API is still answering', async () => {
-    handler = (_body, res) => setTimeout(() => send(res, 200, reply([{ text: 'late' }])), 5_000).unref();
-    const controller = new AbortController();
-    const reason = new Error('slice aborted');
-    setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
-    const error = await provider()
-      .generate(request([{ role: 'user', content: 'Hi' }], controller.signal))
-      .catch((e: unknown) => e);
-    expect(Date.now() - started).toBeLessThan(1_000);
+    api.answer = (_body, res) =>
+      setTimeout(() => sendGemini(res, 200, geminiReply([{ text: 'late' }])), 5_000).unref();
+    const { error, reason, ms } = await abortedCall(provider());
+    expect(ms).toBeLessThan(1_000);
     expect(error).toBe(reason);
-    expect(requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(1);
   });
 });

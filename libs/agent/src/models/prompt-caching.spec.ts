@@ -1,12 +1,16 @@
-import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
-import { createGeminiClient, GeminiProvider } from './gemini.provider';
 import type { ChatMessage, GenerateRequest, ToolSpec, Usage } from './model-provider';
 import { estimateCostUsd, priceOf, worstCasePrice } from './price-table';
-import { AnthropicBillingFake, type BilledUsage, GeminiBillingFake } from './testing/billing-fakes';
+import {
+  AnthropicBillingFake,
+  type BilledUsage,
+  GeminiBillingFake,
+  anthropicOnFake,
+  geminiOnFake,
+} from '@vigil/testing';
 
 /**
  * Prompt caching through the real SDKs against fakes that bill as the providers document
- * (testing/billing-fakes.ts): the usage the runtime parses is the usage billed, cache fields
+ * (libs/testing/src/providers/billing-fakes.ts): the usage the runtime parses is the usage billed, cache fields
  * included, and its cost is the price table applied to it (docs/models.md, "Prompts that stay bounded").
  */
 const KEY = 'caching-test-key';
@@ -73,12 +77,8 @@ describe('prompt caching, billed and priced', () => {
 
   it('Anthropic: breakpoints on tools, system, opening and the conversation end; a write, then reads; usage and cost as billed', async () => {
     const fake = new AnthropicBillingFake({ apiKey: KEY, next });
-    const baseUrl = await fake.listen();
+    const claude = anthropicOnFake(KEY, await fake.listen());
     try {
-      const settings = { anthropicApiKey: KEY, anthropicBaseUrl: baseUrl, anthropicModel: 'claude-opus-4-1' };
-      const claude = new AnthropicProvider(settings, {
-        client: createAnthropicClient(settings, { maxRetries: 0 }),
-      });
       const first = await claude.generate(request([opening]));
       const second = await claude.generate(request(afterOneStep('toolu_1')));
       const body = fake.calls[0].body;
@@ -115,13 +115,8 @@ describe('prompt caching, billed and priced', () => {
 
   it('Anthropic without caching sends no breakpoints and is billed everything as input', async () => {
     const fake = new AnthropicBillingFake({ apiKey: KEY, next });
-    const baseUrl = await fake.listen();
+    const claude = anthropicOnFake(KEY, await fake.listen(), { promptCaching: false });
     try {
-      const settings = { anthropicApiKey: KEY, anthropicBaseUrl: baseUrl, anthropicModel: 'claude-opus-4-1' };
-      const claude = new AnthropicProvider(settings, {
-        client: createAnthropicClient(settings, { maxRetries: 0 }),
-        promptCaching: false,
-      });
       await claude.generate(request([opening]));
       const reply = await claude.generate(request(afterOneStep('toolu_1')));
       expect(JSON.stringify(fake.calls[1].body)).not.toContain('cache_control');
@@ -135,12 +130,8 @@ describe('prompt caching, billed and priced', () => {
 
   it('Gemini: an identical stable prefix is served from the implicit cache; usage and cost as billed', async () => {
     const fake = new GeminiBillingFake({ apiKey: KEY, next });
-    const baseUrl = await fake.listen();
+    const gemini = geminiOnFake(KEY, await fake.listen());
     try {
-      const settings = { geminiApiKey: KEY, geminiBaseUrl: baseUrl, geminiModel: 'gemini-2.5-pro' };
-      const gemini = new GeminiProvider(settings, {
-        client: createGeminiClient(settings, { attempts: 1, fetch: (url, init) => fetch(url, init) }),
-      });
       const first = await gemini.generate(request([opening]));
       const second = await gemini.generate(request(afterOneStep('gemini_call_1')));
       // Stable first: the system instruction and the tools lead, the slice's opening heads the contents.

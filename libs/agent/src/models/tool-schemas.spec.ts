@@ -1,7 +1,5 @@
-import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
-import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import type { GenerateRequest, ToolSpec } from './model-provider';
-import { AnthropicBillingFake, GeminiBillingFake } from './testing/billing-fakes';
+import { AnthropicBillingFake, GeminiBillingFake, anthropicOnFake, geminiOnFake } from '@vigil/testing';
 
 /**
  * A catalog tool's input schema reaches each model API as that API wants it (docs/missions.md,
@@ -59,12 +57,8 @@ const next = () => ({ name: 'everything__annotatedMessage', args: { messageType:
 describe('catalog tool schemas on the wire', () => {
   it("Claude: input_schema is the server's schema, an object schema", async () => {
     const fake = new AnthropicBillingFake({ apiKey: KEY, next });
-    const baseUrl = await fake.listen();
+    const claude = anthropicOnFake(KEY, await fake.listen());
     try {
-      const settings = { anthropicApiKey: KEY, anthropicBaseUrl: baseUrl, anthropicModel: 'claude-opus-4-1' };
-      const claude = new AnthropicProvider(settings, {
-        client: createAnthropicClient(settings, { maxRetries: 0 }),
-      });
       const reply = await claude.generate(request());
       const sent = fake.calls[0].body.tools as Array<Record<string, unknown>>;
       expect(sent.map((tool) => tool.name)).toEqual(['everything__annotatedMessage', 'create_ticket']);
@@ -80,12 +74,8 @@ describe('catalog tool schemas on the wire', () => {
 
   it('Gemini: parametersJsonSchema carries the whole schema, and no OpenAPI `parameters`', async () => {
     const fake = new GeminiBillingFake({ apiKey: KEY, next });
-    const baseUrl = await fake.listen();
+    const gemini = geminiOnFake(KEY, await fake.listen());
     try {
-      const settings = { geminiApiKey: KEY, geminiBaseUrl: baseUrl, geminiModel: 'gemini-2.5-pro' };
-      const gemini = new GeminiProvider(settings, {
-        client: createGeminiClient(settings, { attempts: 1, fetch: (url, init) => fetch(url, init) }),
-      });
       const reply = await gemini.generate(request());
       const declarations = fake.calls[0].body.tools[0].functionDeclarations as Array<Record<string, unknown>>;
       expect(declarations[0]).toEqual({

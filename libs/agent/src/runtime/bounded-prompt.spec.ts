@@ -1,8 +1,8 @@
 import { startSandbox, type RunningSandbox } from '@vigil/meta-sandbox';
+import { type TaskKind } from '@vigil/kinds';
+import { runPromptTask, type PromptRunResult } from '@vigil/testing';
 import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { campaignBuildKind, noopKind } from '@vigil/builtin-kinds';
-import { type TaskKind } from '@vigil/kinds';
-import { runPromptTask, type PromptRunResult } from './testing/prompt-run';
 
 /**
  * Prompts that stay bounded (docs/models.md): whole tasks through the real SliceSession,

@@ -1,5 +1,5 @@
 import type { UserMessage } from '../messages/user-message';
-import { taskEvent } from '../testing/fixtures';
+import { taskEvent } from '@vigil/testing';
 import { sseFrame } from './sse-frame';
 
 const payloadOf = (frame: string) => JSON.parse(frame.split('\ndata: ')[1]) as Record<string, unknown>;

@@ -1,5 +1,5 @@
 import type { StructuredFailure } from '@vigil/tasks';
-import { PERCENTAGE, taskEvent, taskRecord } from '../testing/fixtures';
+import { PERCENTAGE, taskEvent, taskRecord } from '@vigil/testing';
 import { composeForEvent } from './compose';
 import { recoveryText } from './event-texts';
 import { completedText, failedText } from './final-texts';

@@ -2,7 +2,7 @@ import { createServer, IncomingHttpHeaders, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { CatalogToolGateway } from '../catalog-tool-gateway';
 import { callReadTool } from '../read-tool-call';
-import { testGateway } from '../testing/test-catalog';
+import { testGateway } from '@vigil/testing';
 import { ExternalTool, ToolCallError } from '../tool-gateway';
 
 interface Seen {

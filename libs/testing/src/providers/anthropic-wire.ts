@@ -1,0 +1,115 @@
+import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { type LoopbackRequest, sendJson, type WireBody } from './loopback-server';
+import { WireFake } from './wire-fake';
+
+/** What a refused Messages API request is answered with. */
+export interface AnthropicProblem {
+  status: number;
+  type: string;
+  message: string;
+}
+
+/**
+ * The documented rules the Messages API enforces, checked the way it checks them: the key and
+ * version headers, then the body — `model` and `max_tokens`, roles alternating from `user`, no
+ * empty content or text block, every `tool_use` answered by `tool_result` blocks first thing in
+ * the next message, and no `tool_result` without its `tool_use` just before.
+ */
+export function anthropicProblem(
+  headers: IncomingHttpHeaders,
+  body: WireBody,
+  apiKey: string,
+): AnthropicProblem | undefined {
+  if (headers['x-api-key'] !== apiKey)
+    return { status: 401, type: 'authentication_error', message: 'invalid x-api-key' };
+  if (!headers['anthropic-version'])
+    return { status: 400, type: 'invalid_request_error', message: 'anthropic-version required' };
+  const message = invalidBody(body);
+  return message ? { status: 400, type: 'invalid_request_error', message } : undefined;
+}
+
+function invalidBody(body: WireBody): string | undefined {
+  if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number')
+    return 'model and max_tokens required';
+  const messages = body.messages as WireBody[];
+  if (!Array.isArray(messages) || messages.length === 0 || messages[0].role !== 'user') return 'bad messages';
+  for (const [i, m] of messages.entries()) {
+    if (i > 0 && m.role === messages[i - 1].role) return `roles must alternate (messages.${i})`;
+    const blocks = m.content as WireBody[];
+    if (typeof blocks === 'string') continue;
+    if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: empty content`;
+    if (blocks.some((b) => b.type === 'text' && !b.text)) return `messages.${i}: empty text block`;
+    const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
+    const next = (messages[i + 1]?.content ?? []) as WireBody[];
+    const results = Array.isArray(next) ? next.slice(0, uses.length) : [];
+    if (
+      uses.length &&
+      (results.some((b) => b.type !== 'tool_result') ||
+        uses.some((id) => !results.some((b) => b.tool_use_id === id)))
+    )
+      return `messages.${i}: tool_use ids without tool_result blocks immediately after`;
+    const answered = blocks.filter((b) => b.type === 'tool_result').map((b) => b.tool_use_id as string);
+    const before = messages[i - 1]?.content;
+    const asked = (Array.isArray(before) ? (before as WireBody[]) : [])
+      .filter((b) => b.type === 'tool_use')
+      .map((b) => b.id as string);
+    if (answered.some((id) => !asked.includes(id)))
+      return `messages.${i}: tool_result without a tool_use before it`;
+  }
+  return undefined;
+}
+
+export const anthropicError = (type: string, message: string): WireBody => ({
+  type: 'error',
+  error: { type, message },
+});
+
+/** A Messages API reply: an assistant message with `content`, as the API shapes it. */
+export function anthropicMessage(
+  content: unknown[],
+  stopReason: string,
+  usage: WireBody = { input_tokens: 120, output_tokens: 30 },
+  fields: WireBody = {},
+): WireBody {
+  return {
+    id: 'msg_fake',
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-test',
+    content,
+    stop_reason: stopReason,
+    stop_sequence: null,
+    usage,
+    ...fields,
+  };
+}
+
+/** Writes a Messages API response (with the `request-id` header the SDK reads). */
+export function sendAnthropic(
+  res: ServerResponse,
+  status: number,
+  json: unknown,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(res, status, json, { 'request-id': 'req_fake', ...headers });
+}
+
+/**
+ * A loopback fake of the Messages API (`POST /v1/messages`) that refuses what the real API refuses
+ * (`anthropicProblem`), logs every request it routes, and leaves the answer to the test: `answer`,
+ * by default a 500. `reset` forgets the log and the answer.
+ */
+export class AnthropicWireFake extends WireFake {
+  protected unanswered(res: ServerResponse): void {
+    sendAnthropic(res, 500, anthropicError('api_error', 'no answer set'));
+  }
+
+  protected receive(request: LoopbackRequest, res: ServerResponse): void {
+    if (request.method !== 'POST' || request.url !== '/v1/messages')
+      return sendAnthropic(res, 404, anthropicError('not_found_error', `no route ${request.url}`));
+    this.requests.push(request);
+    const problem = anthropicProblem(request.headers, request.body, this.apiKey);
+    if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
+    this.answer(request.body, res);
+  }
+}

@@ -1,0 +1,123 @@
+import { clusterSlot, ScriptRunner } from '@vigil/redis';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
+import {
+  ChildTaskRepository,
+  ConversationStore,
+  MessageLog,
+  SpendLedger,
+  StepRecorder,
+  TASK_SCRIPT_KEYS,
+  TaskContextStore,
+  TaskRepository,
+  WriteJournal,
+} from '@vigil/tasks';
+
+/** Every script call must touch a single Redis Cluster slot: the task's shard tag. */
+describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
+  const ctx = new RedisTestContext(`slots${shards}`, { SHARDS: shards });
+  const calls: { name: string; keys: readonly string[] }[] = [];
+  const original = ScriptRunner.prototype.run;
+
+  beforeAll(() => {
+    jest.spyOn(ScriptRunner.prototype, 'run').mockImplementation(function (
+      this: ScriptRunner,
+      name,
+      keys,
+      args,
+    ) {
+      calls.push({ name, keys });
+      return original.call(this, name, keys, args);
+    });
+  });
+  afterAll(async () => {
+    jest.restoreAllMocks();
+    await ctx.close();
+  });
+
+  it('keeps each call inside one slot, the slot of its task and its turn queue', async () => {
+    const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    const { lifecycle } = redisLifecycle(ctx);
+    const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+    const journal = new WriteJournal(ctx.redis, ctx.keys);
+    const contexts = new TaskContextStore(ctx.redis, ctx.keys);
+    const messages = new MessageLog(ctx.redis, ctx.keys);
+    const spend = new SpendLedger(ctx.redis, ctx.keys);
+    const shardsSeen = new Set<number>();
+    for (let i = 0; i < 12; i++) {
+      const id = `slot-task-${i}`;
+      shardsSeen.add(ctx.keys.shardOf(id));
+      const { task } = await tasks.create(id, newNoopTask({ tenantId: `tenant${i % 3}` }));
+      await contexts.loadForSlice(id);
+      await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+      await tasks.heartbeat(id, 1, { currentStep: 'x' }, true);
+      await journal.begin(id, 1, `step:${i}`, { index: i });
+      await spend.reserveTask(id, 1, 0.01, 0.005);
+      await recorder.record({
+        taskId: id,
+        attempt: 1,
+        action: {
+          attempt: 1,
+          slice: 1,
+          tool: 'noop_step',
+          key: `step:${i}`,
+          args: {},
+          startedAt: 0,
+          durationMs: 0,
+        },
+        succeeded: true,
+        currentStep: 'noop_step',
+      });
+      await lifecycle.failAttempt(task, { attempt: 1, reason: 'hung_call', during: 'slice' });
+      const stored = (await tasks.get(id))!;
+      await journal.recordReconciled(stored, `step:${i}`, { state: 'done', attempt: 2, at: 0 }, {});
+      // Refused (the task waits on no unresolved write), but its keys are what counts here.
+      await journal.resolveUnresolved(id, 'not_done', null).catch(() => undefined);
+      await tasks.deferSweep(stored, 'deadline', Date.now());
+      const message = {
+        id: `${id}-m`,
+        taskId: id,
+        kind: 'agent' as const,
+        text: 'hi',
+        sentAt: '',
+        attempt: 2,
+      };
+      await messages.append(message, false, [], Date.now());
+      await messages.claimUpdate(id, 1, null, [], { now: Date.now(), intervalMs: 1000, streamMaxLen: 100 });
+    }
+    const conversations = new ConversationStore(ctx.redis, ctx.keys);
+    await conversations.claimMessage('tenant0', 'conv-1', 'm1');
+    const entry = { role: 'user' as const, text: 'hi', at: 0 };
+    await conversations.recordTurn('tenant0', 'conv-1', {
+      user: entry,
+      reply: entry,
+      messageId: 'm1',
+      startedTaskId: 'slot-task-0',
+      active: true,
+    });
+    // A child on its parent's shard: its registration and its end touch the parent's keys too.
+    const children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
+    const { task: parent } = await tasks.create('slot-parent', newNoopTask());
+    const childId = children.childId(parent.id, 'subtask:1');
+    await tasks.create(childId, newNoopTask({ parentId: parent.id }));
+    await children.register(parent.id, childId);
+    await lifecycle.stop({ id: childId, tenantId: 'acme' });
+    await spend.reserveGlobal(0.01);
+    // Every task script ran; the global spend counter is one key of its own, outside every shard.
+    expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));
+    const global = calls.filter((call) => call.name === 'reserve-global-spend');
+    expect(global.map((call) => call.keys)).toEqual([[ctx.keys.spend()]]);
+    for (const call of calls.filter((c) => c.name.includes('conversation'))) {
+      expect(new Set(call.keys.map(clusterSlot)).size).toBe(1);
+    }
+    for (const call of calls.filter(
+      (c) => c.name !== 'reserve-global-spend' && !c.name.includes('conversation'),
+    )) {
+      const slots = new Set(call.keys.map(clusterSlot));
+      expect({ script: call.name, slots: slots.size }).toEqual({ script: call.name, slots: 1 });
+      const taskKey = call.keys[0];
+      const shard = Number(/\{s(\d+)\}/.exec(taskKey)![1]);
+      expect(clusterSlot(`${ctx.prefix}:${ctx.keys.turnQueueName(shard)}:wait`)).toBe(clusterSlot(taskKey));
+    }
+    if (shards === '4') expect(shardsSeen.size).toBeGreaterThan(1);
+  });
+});
