@@ -17,6 +17,7 @@ import { LoopLag } from './loop-lag';
 import { GlobalSpendGate } from './global-spend.gate';
 import { SliceContextCache } from './slice-context';
 import { SliceRunner } from './slice-runner';
+import { SliceServices } from './slice-services';
 import { ToolExecutor } from './tool-executor';
 
 /** The slice runner in-process, with the scripted agent, against real Redis and a real turn queue. */
@@ -41,17 +42,19 @@ describe('SliceRunner and held contexts', () => {
     }),
     new TaskContextStore(ctx.redis, ctx.keys),
     held,
-    recorder,
-    new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
     builtInKindBinder(ctx.config, new FakeToolGateway([])),
-    new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
     new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), ctx.config),
-    new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
-    new SpendLedger(ctx.redis, ctx.keys),
-    new CallWatchdog(ctx.config),
-    new LoopLag(),
-    ctx.config,
-    'worker-under-test',
+    new SliceServices(
+      recorder,
+      new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
+      new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
+      new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+      new SpendLedger(ctx.redis, ctx.keys),
+      new CallWatchdog(ctx.config),
+      new LoopLag(),
+      ctx.config,
+      'worker-under-test',
+    ),
   );
   afterAll(async () => {
     await queue.close();
