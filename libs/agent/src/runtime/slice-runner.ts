@@ -36,7 +36,7 @@ type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
 /**
  * Runs one slice of one task at one attempt: claims it (queued → running, fenced), runs at most
  * SLICE_MAX_STEPS tool steps from the recorded context with heartbeats, and hands off: next
- * slice, verification, human input, or a failed turn for the Watcher to judge.
+ * slice, verification, human input, or a failed attempt for the Watcher to judge.
  */
 @Injectable()
 export class SliceRunner {
