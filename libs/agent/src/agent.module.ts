@@ -13,7 +13,8 @@ import { DrainMetrics } from './runtime/drain-metrics';
 import { LoopLag } from './runtime/loop-lag';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { SliceContextCache } from './runtime/slice-context';
-import { SliceRunner, WORKER_ID } from './runtime/slice-runner';
+import { SliceRunner } from './runtime/slice-runner';
+import { SliceServices, WORKER_ID } from './runtime/slice-services';
 import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
 import { CHILD_TASKS, type ChildTaskStarter } from './runtime/child-tasks';
@@ -46,6 +47,7 @@ export class AgentModule {
         CallWatchdog,
         LoopLag,
         GlobalSpendGate,
+        SliceServices,
         SliceRunner,
         WorkerLiveness,
         SpendMetrics,

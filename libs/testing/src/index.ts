@@ -23,3 +23,4 @@ export * from './kinds/fake-tool-gateway';
 export * from './kinds/kind-harness';
 export * from './kinds/kind-binder';
 export * from './lifecycle-fakes';
+export * from './in-memory-step-ledger';

@@ -18,6 +18,7 @@ import {
   ModelProviders,
   SliceContextCache,
   SliceRunner,
+  SliceServices,
   ToolExecutor,
 } from '@vigil/agent';
 
@@ -43,17 +44,19 @@ describe('SliceRunner and held contexts', () => {
     }),
     new TaskContextStore(ctx.redis, ctx.keys),
     held,
-    recorder,
-    new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
     builtInKindBinder(ctx.config, new FakeToolGateway([])),
-    new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
     new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), ctx.config),
-    new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
-    new SpendLedger(ctx.redis, ctx.keys),
-    new CallWatchdog(ctx.config),
-    new LoopLag(),
-    ctx.config,
-    'worker-under-test',
+    new SliceServices(
+      recorder,
+      new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
+      new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
+      new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+      new SpendLedger(ctx.redis, ctx.keys),
+      new CallWatchdog(ctx.config),
+      new LoopLag(),
+      ctx.config,
+      'worker-under-test',
+    ),
   );
   afterAll(async () => {
     await queue.close();

@@ -8,6 +8,7 @@ import {
   ModelProviders,
   SliceContextCache,
   SliceRunner,
+  SliceServices,
   ToolExecutor,
 } from '@vigil/agent';
 import { kindServices } from '@vigil/kinds';
@@ -70,17 +71,19 @@ describe('missions on the runtime', () => {
       lifecycle,
       contexts,
       new SliceContextCache(config),
-      new StepRecorder(ctx.redis, ctx.keys, config),
-      new ToolExecutor(journal),
       kinds,
-      new ModelProviders(config),
       new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
-      new GlobalSpendGate(ledger, config),
-      ledger,
-      new CallWatchdog(config),
-      new LoopLag(),
-      config,
-      'mission-worker',
+      new SliceServices(
+        new StepRecorder(ctx.redis, ctx.keys, config),
+        new ToolExecutor(journal),
+        new ModelProviders(config),
+        new GlobalSpendGate(ledger, config),
+        ledger,
+        new CallWatchdog(config),
+        new LoopLag(),
+        config,
+        'mission-worker',
+      ),
     );
     const checks = new ExitCheckRunner(kinds, contexts);
     return {

@@ -9,6 +9,8 @@ import {
 import {
   CallWatchdog,
   GlobalSpendGate,
+  PaidModelCall,
+  RecordedStepLedger,
   type ModelProvider,
   ModelSpend,
   SliceSession,
@@ -30,27 +32,46 @@ export function modelSession(
     provider: ModelProvider;
   },
 ): SliceSession {
+  const { task, context, contextVersion, writer, provider } = slice;
   return new SliceSession({
-    ...slice,
-    kind: noopKind as TaskKind,
-    tools: noopKind.tools as TaskKind['tools'],
-    services: kindServices(ctx.config, new FakeToolGateway([])),
-    attempt: 1,
-    slice: 1,
-    signal: new AbortController().signal,
-    config: ctx.config,
-    recorder,
-    executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-    money: new ModelSpend(
-      new SpendLedger(ctx.redis, ctx.keys),
-      new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
-      { id: slice.task.id, attempt: 1, budgetUsd: slice.task.budgetUsd },
-    ),
-    watchdog: new CallWatchdog(ctx.config),
-    onHungCall: (call) => {
-      throw new Error(`unexpected hung call in a test session: ${JSON.stringify(call)}`);
+    slice: {
+      task,
+      kind: noopKind as TaskKind,
+      tools: noopKind.tools as TaskKind['tools'],
+      kindServices: kindServices(ctx.config, new FakeToolGateway([])),
+      attempt: 1,
+      slice: 1,
+      context,
+      signal: new AbortController().signal,
     },
-    draining: () => false,
-    codeVersion: 'test',
+    ledger: new RecordedStepLedger(recorder, {
+      taskId: task.id,
+      attempt: 1,
+      slice: 1,
+      context,
+      contextVersion,
+      writer,
+      codeVersion: 'test',
+    }),
+    model: new PaidModelCall(
+      provider,
+      new ModelSpend(
+        new SpendLedger(ctx.redis, ctx.keys),
+        new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+        { id: task.id, attempt: 1, budgetUsd: task.budgetUsd },
+      ),
+      ctx.config,
+    ),
+    hooks: {
+      onHungCall: (call) => {
+        throw new Error(`unexpected hung call in a test session: ${JSON.stringify(call)}`);
+      },
+      draining: () => false,
+    },
+    services: {
+      config: ctx.config,
+      executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
+      watchdog: new CallWatchdog(ctx.config),
+    },
   });
 }

@@ -25,6 +25,8 @@ import {
   type PromptStyle,
   SliceSession,
   ToolExecutor,
+  PaidModelCall,
+  RecordedStepLedger,
 } from '@vigil/agent';
 import {
   AnthropicBillingFake,
@@ -156,30 +158,41 @@ export async function runPromptTask(options: PromptRunOptions): Promise<PromptRu
         },
       };
       const session = new SliceSession({
-        task,
-        kind,
-        tools: kind.tools,
-        services: kindServices(config, new FakeToolGateway([])),
-        attempt: 1,
-        slice: slices,
-        context,
-        contextVersion: books.version,
-        writer: `run-${slices}`,
-        provider: measured,
-        signal,
-        config,
-        recorder: books as unknown as StepRecorder,
-        executor: new ToolExecutor(books as unknown as WriteJournal),
-        money: new ModelSpend(books as unknown as SpendLedger, books as unknown as GlobalSpendGate, {
-          id: task.id,
+        slice: {
+          task,
+          kind,
+          tools: kind.tools,
+          kindServices: kindServices(config, new FakeToolGateway([])),
           attempt: 1,
-          budgetUsd,
+          slice: slices,
+          context,
+          signal,
+          promptStyle: style,
+        },
+        ledger: new RecordedStepLedger(books as unknown as StepRecorder, {
+          taskId: task.id,
+          attempt: 1,
+          slice: slices,
+          context,
+          contextVersion: books.version,
+          writer: `run-${slices}`,
+          codeVersion: 'prompt-run',
         }),
-        watchdog: { watch: (call, onOverrun) => ({ call, onOverrun }), release: () => undefined },
-        onHungCall: () => undefined,
-        draining: () => false,
-        codeVersion: 'prompt-run',
-        promptStyle: style,
+        model: new PaidModelCall(
+          measured,
+          new ModelSpend(books as unknown as SpendLedger, books as unknown as GlobalSpendGate, {
+            id: task.id,
+            attempt: 1,
+            budgetUsd,
+          }),
+          config,
+        ),
+        hooks: { onHungCall: () => undefined, draining: () => false },
+        services: {
+          config,
+          executor: new ToolExecutor(books as unknown as WriteJournal),
+          watchdog: { watch: (call, onOverrun) => ({ call, onOverrun }), release: () => undefined },
+        },
       });
       const result = await session.run();
       end = result.end;

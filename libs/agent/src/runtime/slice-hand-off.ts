@@ -1,0 +1,65 @@
+import { Logger } from '@nestjs/common';
+import type { TurnJob } from '@vigil/queue';
+import type { FailureReason, TaskLifecycle, TaskRecord } from '@vigil/tasks';
+import type { SliceEnd, SliceResult } from './slice-session';
+
+export type SliceOutcome = SliceEnd | 'skipped' | 'aborted';
+
+const logger = new Logger('SliceRunner');
+
+/**
+ * How a slice's end becomes the task's next state, one named lifecycle move per end: next slice,
+ * verification, a person's input, the children, money, or a failed attempt for the Watcher to judge.
+ * `keepContext` runs before the next slice can start, so the held context is in place for it.
+ */
+export async function handOff(
+  lifecycle: TaskLifecycle,
+  task: TaskRecord,
+  job: TurnJob,
+  result: SliceResult,
+  keepContext: () => void,
+): Promise<SliceOutcome> {
+  const { attempt, slice } = job;
+  switch (result.end) {
+    case 'next_slice':
+      await lifecycle.handOffSlice(task, { attempt, slice, beforeNextSlice: keepContext });
+      return 'next_slice';
+    case 'verifying':
+      await lifecycle.claimDone(task, { attempt, claim: result.claim ?? '' });
+      return 'verifying';
+    case 'waiting_on_human':
+      await lifecycle.askPerson(task, {
+        attempt,
+        question: result.question ?? '',
+        ...(result.unresolvedWrite ? { unresolvedWrite: result.unresolvedWrite } : {}),
+      });
+      return 'waiting_on_human';
+    case 'waiting_on_children': {
+      const parked = await lifecycle.awaitChildren(task, { attempt, slice, beforeNextSlice: keepContext });
+      return parked.status === 'queued' ? 'next_slice' : 'waiting_on_children';
+    }
+    case 'failed_turn':
+      await failAttempt(lifecycle, task, attempt, result.reason ?? 'tool_error', result.detail, 'slice');
+      return 'failed_turn';
+    case 'paused':
+      await lifecycle.pauseForMoney(task, {
+        attempt,
+        reason: result.pauseReason ?? 'budget',
+        ...(result.detail !== undefined ? { detail: result.detail } : {}),
+      });
+      return 'paused';
+  }
+}
+
+/** Reports this attempt as failed; the Watcher decides whether and how to retry. */
+export async function failAttempt(
+  lifecycle: TaskLifecycle,
+  task: TaskRecord,
+  attempt: number,
+  reason: FailureReason,
+  detail: string | undefined,
+  during: 'claim' | 'slice',
+): Promise<void> {
+  logger.warn(`task ${task.id} attempt ${attempt}: turn failed (${reason}${detail ? `: ${detail}` : ''})`);
+  await lifecycle.failAttempt(task, { attempt, reason, during, ...(detail !== undefined ? { detail } : {}) });
+}

@@ -1,0 +1,56 @@
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
+import type { ModelProvider } from '../models/model-provider';
+import { ModelProviders } from '../models/model-providers';
+import { SpendMetrics } from '../models/spend-metrics';
+import { CallWatchdog } from './call-watchdog';
+import { CHILD_TASKS, type ChildTaskStarter } from './child-tasks';
+import { GlobalSpendGate } from './global-spend.gate';
+import { LoopLag } from './loop-lag';
+import { ModelSpend } from './model-spend';
+import { PaidModelCall } from './paid-model-call';
+import { RecordedStepLedger, type LedgerSlice } from './step-ledger';
+import { ToolExecutor } from './tool-executor';
+
+/** This Worker process's id (also its liveness connection's name). */
+export const WORKER_ID = 'WORKER_ID';
+
+/**
+ * What every slice of one Worker shares, injected once: where steps are recorded, how tools and
+ * models are called, what pays for the calls, the deadlines' watchdog, the configuration. A slice
+ * gets its own step ledger and paid model call from here.
+ */
+@Injectable()
+export class SliceServices {
+  constructor(
+    readonly recorder: StepRecorder,
+    readonly executor: ToolExecutor,
+    readonly providers: ModelProviders,
+    readonly globalSpend: GlobalSpendGate,
+    readonly spendLedger: SpendLedger,
+    readonly watchdog: CallWatchdog,
+    readonly loopLag: LoopLag,
+    @Inject(VIGIL_CONFIG) readonly config: VigilConfig,
+    @Inject(WORKER_ID) readonly workerId: string,
+    @Optional() readonly spendMetrics?: SpendMetrics,
+    /** A parent's children (their results, a child held for one of its parent's places). */
+    @Optional() readonly childTasks?: ChildTaskRepository,
+    /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
+    @Optional() @Inject(CHILD_TASKS) readonly children?: ChildTaskStarter,
+  ) {}
+
+  /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */
+  paidModelCall(task: TaskRecord, attempt: number, provider: ModelProvider): PaidModelCall {
+    const money = new ModelSpend(this.spendLedger, this.globalSpend, {
+      id: task.id,
+      attempt,
+      budgetUsd: task.budgetUsd,
+    });
+    return new PaidModelCall(provider, money, this.config, this.spendMetrics);
+  }
+
+  stepLedger(slice: LedgerSlice): RecordedStepLedger {
+    return new RecordedStepLedger(this.recorder, slice);
+  }
+}
