@@ -13,11 +13,13 @@ describe('many watchers', () => {
 
   it('never recovers a task twice, publishes one slice per attempt, emits one recovery each', async () => {
     const ids: string[] = [];
-    const longAgo = Date.now() - 60_000;
+    // Longer ago than this context's own STALE_AFTER_MS (the default, 120 s), which dates the
+    // deadline of a claim made here: the Watchers, at 2 s, find every task due at once.
+    const longAgo = Date.now() - 600_000;
     const { lifecycle } = redisLifecycle(ctx);
     for (let i = 0; i < 200; i++) {
       const { task } = await stack.tasks.create(`stale-${i}`, newNoopTask(), '', longAgo);
-      // Claimed long ago, its heartbeat and deadline (STALE_AFTER_MS, 2 s) long past.
+      // Claimed long ago: its heartbeat and its deadline long past.
       await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM, now: longAgo });
       ids.push(task.id);
     }
@@ -33,7 +35,8 @@ describe('many watchers', () => {
     for (const id of ids) {
       const task = (await stack.tasks.get(id))!;
       expect([task.status, task.attempt, task.retryHistory.length]).toEqual(['queued', 2, 1]);
-      expect(jobs.filter((job) => job.data.taskId === id).map((job) => job.id)).toEqual([`${id}-a2-s1`]);
+      // Slice 1 was claimed (and failed with its attempt): the recovery's slice is the second.
+      expect(jobs.filter((job) => job.data.taskId === id).map((job) => job.id)).toEqual([`${id}-a2-s2`]);
       expect(events.filter((f) => f[3] === id && f[1] === 'task.recovered')).toHaveLength(1);
     }
   });
