@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
-import { bullConnection, TURN_JOB_NAME, TURN_JOB_OPTIONS, turnJobId } from '@vigil/queue';
+import { bullConnection, SLICE_JOB_NAME, SLICE_JOB_OPTIONS, sliceJobId } from '@vigil/queue';
 import { TaskRepository } from '@vigil/tasks';
 import {
   BenchTarget,
@@ -125,7 +125,7 @@ async function measureTarget(
   const connection = bullConnection(ctx.config);
   const queues = ctx.keys
     .allShards()
-    .map((shard) => new Queue(ctx.keys.turnQueueName(shard), { connection, prefix: ctx.prefix }));
+    .map((shard) => new Queue(ctx.keys.sliceQueueName(shard), { connection, prefix: ctx.prefix }));
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   try {
     // Warm-up, untimed: the worker compiles its hot paths before the measured run.
@@ -178,9 +178,9 @@ async function runTasks(
   await Promise.all(
     ids.map((taskId) => {
       const job = { taskId, attempt: 1, slice: 1, reason: 'created' as const };
-      return queues[ctx.keys.shardOf(taskId)].add(TURN_JOB_NAME, job, {
-        ...TURN_JOB_OPTIONS,
-        jobId: turnJobId(job),
+      return queues[ctx.keys.shardOf(taskId)].add(SLICE_JOB_NAME, job, {
+        ...SLICE_JOB_OPTIONS,
+        jobId: sliceJobId(job),
       });
     }),
   );

@@ -4,7 +4,7 @@ import { BenchContext } from './lib/context';
 import { startApp } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { percentile, round, sleep } from './lib/stats';
-import { benchLifecycle, noopTask, turnQueue } from './lib/tasks';
+import { benchLifecycle, noopTask, sliceQueue } from './lib/tasks';
 
 /** DESIGN's defaults: heartbeat 30 s, stale after 120 s, a sweep a minute (liveness every 1 s). */
 const DEFAULT_TIMINGS = {
@@ -45,7 +45,7 @@ export const runLatencyBench: Bench = async ({ quick, distDir, log }) => {
   const dist = await distDir();
   const ctx = new BenchContext('latency');
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const queue = turnQueue(ctx);
+  const queue = sliceQueue(ctx);
   const env = (extra: Record<string, string> = {}) =>
     ctx.env({ ...DEFAULT_TIMINGS, WORKER_CONCURRENCY: '4', SLICE_MAX_STEPS: '14', ...extra });
   const all: AppProcess[] = [];
@@ -61,7 +61,7 @@ export const runLatencyBench: Bench = async ({ quick, distDir, log }) => {
       const id = `lat-claim-${i}`;
       ids.push(id);
       await tasks.create(id, noopTask(5));
-      await queue.turns.publish({ taskId: id, attempt: 1, slice: 1, reason: 'created' });
+      await queue.slices.publish({ taskId: id, attempt: 1, slice: 1, reason: 'created' });
       await sleep(20);
     }
     const deadline = Date.now() + 60_000;
@@ -83,7 +83,7 @@ export const runLatencyBench: Bench = async ({ quick, distDir, log }) => {
       all.push(standby);
       const id = `lat-crash-${i}`;
       await tasks.create(id, noopTask(100_000, 20));
-      await queue.turns.publish({ taskId: id, attempt: 1, slice: 1, reason: 'created' });
+      await queue.slices.publish({ taskId: id, attempt: 1, slice: 1, reason: 'created' });
       // Until the task runs on the victim (a fresh standby may have taken it: then swap roles).
       for (;;) {
         const task = await tasks.get(id);

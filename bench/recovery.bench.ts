@@ -4,7 +4,7 @@ import { BenchContext } from './lib/context';
 import { startApp } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { percentile, round, sleep } from './lib/stats';
-import { benchLifecycle, noopTask, turnQueue } from './lib/tasks';
+import { benchLifecycle, noopTask, sliceQueue } from './lib/tasks';
 
 const TIMINGS = { HEARTBEAT_INTERVAL_MS: '200', STALE_AFTER_MS: '2000', WATCHER_INTERVAL_MS: '250' };
 const BOUND_MS = Number(TIMINGS.STALE_AFTER_MS) + Number(TIMINGS.WATCHER_INTERVAL_MS);
@@ -35,7 +35,7 @@ class RecoveryRig {
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     this.lifecycle = benchLifecycle(ctx.redis, ctx.keys, ctx.config);
     this.signals = new ControlSignals(ctx.redis, ctx.keys);
-    this.queue = turnQueue(ctx);
+    this.queue = sliceQueue(ctx);
   }
 
   env(extra: Record<string, string> = {}) {
@@ -55,7 +55,7 @@ class RecoveryRig {
     const ids = workers.map(() => `rec-${this.created++}`);
     for (const id of ids) {
       await this.tasks.create(id, noopTask(10_000, 20));
-      await this.queue.turns.publish({ taskId: id, attempt: 1, slice: 1, reason: 'created' });
+      await this.queue.slices.publish({ taskId: id, attempt: 1, slice: 1, reason: 'created' });
     }
     const deadline = Date.now() + 60_000;
     for (;;) {

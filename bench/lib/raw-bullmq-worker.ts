@@ -1,6 +1,6 @@
 /**
  * The baseline of the throughput bench, run as its own process: a bare BullMQ Worker processing
- * no-op jobs with the same concurrency and worker options as Vigil's turn processor. Driven over
+ * no-op jobs with the same concurrency and worker options as Vigil's slice processor. Driven over
  * stdin: `go <n>` (start/resume; prints `done` after n completions), `pause`, `stop`.
  */
 import { createInterface } from 'node:readline';

@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { bullConnection, TurnQueue } from '@vigil/queue';
+import { bullConnection, SliceQueue } from '@vigil/queue';
 import type { Redis } from 'ioredis';
 import type { VigilConfig } from '@vigil/config';
 import type { RedisKeys } from '@vigil/redis';
@@ -32,17 +32,17 @@ export function noopTask(steps: number, stepMs?: number): NewTask {
   };
 }
 
-/** The real TurnQueue over BullMQ queues of the bench's prefix (one per shard). */
-export function turnQueue(ctx: BenchContext): { turns: TurnQueue; close: () => Promise<void> } {
+/** The real SliceQueue over BullMQ queues of the bench's prefix (one per shard). */
+export function sliceQueue(ctx: BenchContext): { slices: SliceQueue; close: () => Promise<void> } {
   const queues = ctx.keys.allShards().map(
     (shard) =>
-      new Queue(ctx.keys.turnQueueName(shard), {
+      new Queue(ctx.keys.sliceQueueName(shard), {
         connection: bullConnection(ctx.config.redisUrl),
         prefix: ctx.config.keyPrefix,
       }),
   );
   return {
-    turns: new TurnQueue(queues, ctx.keys),
+    slices: new SliceQueue(queues, ctx.keys),
     close: async () => {
       await Promise.all(queues.map((queue) => queue.close()));
     },

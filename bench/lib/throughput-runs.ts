@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { bullConnection, TURN_JOB_NAME, TURN_JOB_OPTIONS } from '@vigil/queue';
+import { bullConnection, SLICE_JOB_NAME, SLICE_JOB_OPTIONS } from '@vigil/queue';
 import { ControlSignals, TaskRepository } from '@vigil/tasks';
 import type { AppProcess } from '@vigil/testing';
 import { diffCommandStats, readCommandStats, redisCpuMs, redisReads, totalCalls } from './commandstats';
@@ -7,7 +7,7 @@ import { BenchContext } from './context';
 import type { LineChild } from './line-child';
 import { cpuMs, mainThreadCpuMs, startApp, vmRssKiB } from './processes';
 import { sleep } from './stats';
-import { benchLifecycle, noopTask, turnQueue } from './tasks';
+import { benchLifecycle, noopTask, sliceQueue } from './tasks';
 
 /** The throughput bench's runs: Vigil's worker, the bare BullMQ worker, and the memory hold. */
 export const TASKS = 200;
@@ -69,12 +69,12 @@ export async function vigilRun(
   rss: number[],
 ): Promise<Run & { toolSteps: number; contextLoads: { held: number; stale: number; none: number } }> {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { turns, close } = turnQueue(ctx);
+  const { slices, close } = sliceQueue(ctx);
   const tenantId = `bench-r${round}`;
   const ids = Array.from({ length: TASKS }, (_, i) => `tp-r${round}-${i}`);
   await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(steps), tenantId })));
   const verifying = ctx.keys.tenantStatusIndex(0, tenantId, 'verifying');
-  // No Watcher runs here: a failed turn leaves its task in retrying, for good.
+  // No Watcher runs here: a failed attempt leaves its task in retrying, for good.
   const failedTurns = ctx.keys.tenantStatusIndex(0, tenantId, 'retrying');
   const failed = ctx.keys.tenantStatusIndex(0, tenantId, 'failed');
   const loadsBefore = await contextLoads(worker);
@@ -84,13 +84,13 @@ export async function vigilRun(
     measured = await measureRun(ctx, worker.child.pid!, async () => {
       const started = Date.now();
       await Promise.all(
-        ids.map((taskId) => turns.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
+        ids.map((taskId) => slices.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
       );
       while ((await ctx.redis.zcard(verifying)) < TASKS) {
         if (Date.now() - started > 300_000)
           throw new Error('vigil run: tasks did not all reach verifying in 300 s');
         if (worker.child.exitCode !== null) throw new Error(`worker exited:\n${worker.text().slice(-2000)}`);
-        // A task whose turn failed never reaches verifying: say why at once rather than at the
+        // A task whose attempt failed never reaches verifying: say why at once rather than at the
         // timeout (SLICE_MAX_STEPS × TASK_MAX_SLICES below the task's length, say).
         const [first] = [
           ...(await ctx.redis.zrange(failedTurns, '0', '0')),
@@ -99,7 +99,7 @@ export async function vigilRun(
         if (first) {
           const [failure, history] = await ctx.redis.hmget(ctx.keys.task(first), 'failure', 'retryHistory');
           throw new Error(
-            `vigil run: task ${first} failed its turn: ${failure || history || 'no reason recorded'}`,
+            `vigil run: task ${first} failed its attempt: ${failure || history || 'no reason recorded'}`,
           );
         }
         await sleep(20);
@@ -131,13 +131,13 @@ export async function vigilRun(
 export async function holdRss(ctx: BenchContext, worker: AppProcess, seconds: number): Promise<number[]> {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const signals = new ControlSignals(ctx.redis, ctx.keys);
-  const { turns, close } = turnQueue(ctx);
+  const { slices, close } = sliceQueue(ctx);
   const tenantId = 'bench-hold';
   const ids = Array.from({ length: TASKS }, (_, i) => `tp-hold-${i}`);
   try {
     await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(1_000, 100), tenantId })));
     await Promise.all(
-      ids.map((taskId) => turns.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
+      ids.map((taskId) => slices.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
     );
     const running = ctx.keys.tenantStatusIndex(0, tenantId, 'running');
     const deadline = Date.now() + 60_000;
@@ -174,9 +174,9 @@ export async function rawRun(
     for (let i = 0; i < jobs; i += 1000) {
       await queue.addBulk(
         Array.from({ length: Math.min(1000, jobs - i) }, (_, j) => ({
-          name: TURN_JOB_NAME,
+          name: SLICE_JOB_NAME,
           data: { taskId: `raw-${i + j}`, attempt: 1, slice: 1, reason: 'created' },
-          opts: { ...TURN_JOB_OPTIONS, jobId: `raw-r${round}-${i + j}` },
+          opts: { ...SLICE_JOB_OPTIONS, jobId: `raw-r${round}-${i + j}` },
         })),
       );
     }

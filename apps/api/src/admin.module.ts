@@ -30,7 +30,7 @@ export class AdminModule {
         ...keys
           .allShards()
           .map((shard) =>
-            BullBoardModule.forFeature({ name: keys.turnQueueName(shard), adapter: BullMQAdapter }),
+            BullBoardModule.forFeature({ name: keys.sliceQueueName(shard), adapter: BullMQAdapter }),
           ),
         // The notifier's webhook queues, registered here only so the board shows (and can retry) them.
         BullModule.registerQueue(

@@ -21,7 +21,7 @@ const ACTIVE_STATUSES = TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.incl
  * - `vigil_tasks{tenant, status}`: ZCARD of each tenant's status indexes (tenants from API_KEYS);
  * - `vigil_active_tasks{kind, status}`: the unfinished tasks by kind, from the members of the
  *   active status indexes (at most MAX_KIND_SAMPLE per index and scrape) and their `kind` field;
- * - `vigil_turn_queue_jobs{shard, state}`: each shard's turn queue (BullMQ getJobCounts).
+ * - `vigil_turn_queue_jobs{shard, state}`: each shard's slice queue (BullMQ getJobCounts).
  */
 @Injectable()
 export class ApiMetrics implements OnModuleInit {
@@ -61,7 +61,7 @@ export class ApiMetrics implements OnModuleInit {
     );
     this.gauge(
       'vigil_turn_queue_jobs',
-      "Jobs in each shard's turn queue by state (BullMQ getJobCounts)",
+      "Jobs in each shard's slice queue by state (BullMQ getJobCounts)",
       ['shard', 'state'],
       async () => {
         const counts = await Promise.all(

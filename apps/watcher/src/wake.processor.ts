@@ -5,7 +5,7 @@ import type { WakeJob } from '@vigil/queue';
 import { InspectionOutcome, TaskSupervisor } from '@vigil/supervisor';
 
 /**
- * Decides about a task the moment its Worker hands it over (a completion claim, a failed turn)
+ * Decides about a task the moment its Worker hands it over (a completion claim, a failed attempt)
  * instead of at the next sweep: the same inspection under the same lease as the sweep's, which
  * stays the backstop for a lost wake-up.
  */

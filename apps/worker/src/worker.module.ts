@@ -4,7 +4,7 @@ import type { VigilConfig } from '@vigil/config';
 import { ControlModule, StartChildTaskUseCase } from '@vigil/control';
 import { PlatformModule } from '@vigil/platform';
 import { RedisKeys } from '@vigil/redis';
-import { turnProcessorFor } from './turn.processor';
+import { sliceProcessorFor } from './slice.processor';
 import { ToolsModule } from '@vigil/tools';
 
 @Module({})
@@ -24,7 +24,7 @@ export class WorkerModule {
       ],
       providers: keys
         .allShards()
-        .map((shard) => turnProcessorFor(keys.turnQueueName(shard), config.workerConcurrency)),
+        .map((shard) => sliceProcessorFor(keys.sliceQueueName(shard), config.workerConcurrency)),
     };
   }
 }

@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { DynamicModule, Module, type Type } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
-import { QueueModule, TurnQueue, WakeQueue } from '@vigil/queue';
+import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
 import { SpendMetrics } from './models/spend-metrics';
@@ -30,7 +30,7 @@ export interface AgentChildTasks {
 export class AgentModule {
   static forRoot(config: VigilConfig, children?: AgentChildTasks): DynamicModule {
     const queues = QueueModule.forRoot(config);
-    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: TurnQueue, wakeups: WakeQueue });
+    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: SliceQueue, wakeups: WakeQueue });
     return {
       module: AgentModule,
       imports: [TasksModule, KindsModule, queues, lifecycle, ...(children?.imports ?? [])],

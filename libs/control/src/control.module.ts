@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
-import { QueueModule, TurnQueue, WakeQueue } from '@vigil/queue';
+import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { CreateTaskUseCase } from './create-task.use-case';
 import { GetTaskReportUseCase } from './get-task-report.use-case';
@@ -30,7 +30,7 @@ const USE_CASES = [
 export class ControlModule {
   static forRoot(config: VigilConfig): DynamicModule {
     const queues = QueueModule.forRoot(config);
-    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: TurnQueue, wakeups: WakeQueue });
+    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: SliceQueue, wakeups: WakeQueue });
     return {
       module: ControlModule,
       imports: [TasksModule, KindsModule, queues, lifecycle],

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindBinder, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
-import { TurnQueue } from '@vigil/queue';
+import { SliceQueue } from '@vigil/queue';
 import {
   type ChildPlacement,
   ChildTaskRepository,
@@ -50,7 +50,7 @@ export class CreateTaskUseCase {
   constructor(
     private readonly tasks: TaskRepository,
     private readonly kinds: KindBinder,
-    private readonly turns: TurnQueue,
+    private readonly slices: SliceQueue,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
     private readonly children: ChildTaskRepository,
     private readonly lifecycle: TaskLifecycle,
@@ -118,7 +118,7 @@ export class CreateTaskUseCase {
     }
     if (created || parent) {
       try {
-        await this.turns.publish({ taskId: task.id, attempt: 1, slice: 1, reason: 'created' });
+        await this.slices.publish({ taskId: task.id, attempt: 1, slice: 1, reason: 'created' });
       } catch (error) {
         // The task is durable; the Watcher republishes a queued task whose slice job is missing.
         this.logger.error(`enqueueing first slice of ${task.id} failed: ${String(error)}`);

@@ -1,5 +1,5 @@
-export * from './turn-job';
-export * from './turn-queue';
+export * from './slice-job';
+export * from './slice-queue';
 export * from './queue.module';
 export * from './bull-connection';
 export * from './wake-queue';

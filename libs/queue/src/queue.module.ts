@@ -4,15 +4,15 @@ import type { Queue } from 'bullmq';
 import type { RedisConfig } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
 import { bullConnection } from './bull-connection';
-import { TURN_QUEUES, TurnQueue } from './turn-queue';
+import { TURN_QUEUES, SliceQueue } from './slice-queue';
 import { WAKE_QUEUES, WakeQueue } from './wake-queue';
 
-/** Registers the turn and verify queues of every shard through @nestjs/bullmq. */
+/** Registers the slice and wake queues of every shard through @nestjs/bullmq. */
 @Module({})
 export class QueueModule {
   static forRoot(config: RedisConfig): DynamicModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
-    const names = keys.allShards().map((shard) => keys.turnQueueName(shard));
+    const names = keys.allShards().map((shard) => keys.sliceQueueName(shard));
     const wakeNames = keys.allShards().map((shard) => keys.wakeQueueName(shard));
     const connection = bullConnection(config);
     const queues = BullModule.registerQueue(...[...names, ...wakeNames].map((name) => ({ name })));
@@ -30,10 +30,10 @@ export class QueueModule {
           inject: wakeNames.map((name) => getQueueToken(name)),
           useFactory: (...registered: Queue[]) => registered,
         },
-        TurnQueue,
+        SliceQueue,
         WakeQueue,
       ],
-      exports: [TurnQueue, TURN_QUEUES, WakeQueue, queues],
+      exports: [SliceQueue, TURN_QUEUES, WakeQueue, queues],
     };
   }
 }

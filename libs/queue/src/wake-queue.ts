@@ -7,7 +7,7 @@ export const WAKE_JOB_NAME = 'wake';
 
 /**
  * A task needs a Watcher's decision now: its Worker claimed completion (`verifying`) or reported
- * its turn failed (`turn_failed`).
+ * its attempt failed (`turn_failed`, a persisted name).
  */
 export interface WakeJob {
   taskId: string;

@@ -1,6 +1,6 @@
 /**
  * Every Redis key name Vigil uses comes from here. A task lives on one shard, named by the hash tag
- * `{s<n>}`; its keys, its shard's indexes, event stream and turn queue share that tag, so every
+ * `{s<n>}`; its keys, its shard's indexes, event stream and slice queue share that tag, so every
  * script call stays inside one Redis Cluster slot.
  */
 export class RedisKeys {
@@ -114,7 +114,7 @@ export class RedisKeys {
   }
 
   /** BullMQ keys are `<prefix>:<queue>:…`; the tag inside the queue name pins them to the shard. */
-  turnQueueName(shard: number): string {
+  sliceQueueName(shard: number): string {
     return `turns{s${shard}}`;
   }
 
@@ -123,7 +123,7 @@ export class RedisKeys {
     return `wake{s${shard}}`;
   }
 
-  /** BullMQ queue of webhook deliveries; the tag pins its keys to the shard like the turn queue. */
+  /** BullMQ queue of webhook deliveries; the tag pins its keys to the shard like the slice queue. */
   webhookQueueName(shard: number): string {
     return `webhooks{s${shard}}`;
   }

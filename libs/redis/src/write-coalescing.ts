@@ -7,12 +7,12 @@ const COALESCED = Symbol('vigil.coalescedWrites');
 type Stream = Socket & { [COALESCED]?: true };
 
 /**
- * Every write the socket takes within one turn of the event loop leaves in one system call. A
- * Worker's slices run side by side: a burst of replies resolves dozens of steps in one turn, and
+ * Every write the socket takes within one tick of the event loop leaves in one system call. A
+ * Worker's slices run side by side: a burst of replies resolves dozens of steps in one tick, and
  * each then writes its next command. Written one by one, every command costs a send here and a
- * read on the server; corked until the turn's queued callbacks have run, the burst goes as one
+ * read on the server; corked until the tick's queued callbacks have run, the burst goes as one
  * writev and the server reads it at once (docs/ARCHITECTURE.md, "Throughput: what one step
- * costs"). Nothing waits longer than the current turn, and the order of commands on the
+ * costs"). Nothing waits longer than the current tick, and the order of commands on the
  * connection is unchanged.
  */
 function coalesce(stream: Stream): void {
@@ -28,7 +28,7 @@ function coalesce(stream: Stream): void {
     if (!corked) {
       corked = true;
       stream.cork();
-      // process.nextTick runs after the promise callbacks of the turn that queued it.
+      // process.nextTick runs after the promise callbacks of the tick that queued it.
       process.nextTick(flush);
     }
     return write.apply(this, args);

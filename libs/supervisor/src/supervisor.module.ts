@@ -3,7 +3,7 @@ import { hostname } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
-import { QueueModule, TurnQueue, WakeQueue } from '@vigil/queue';
+import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';
 import { ExitCheckRunner } from './exit-check.runner';
@@ -19,7 +19,7 @@ import { ToolsModule } from '@vigil/tools';
 export class SupervisorModule {
   static forRoot(config: VigilConfig): DynamicModule {
     const queues = QueueModule.forRoot(config);
-    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: TurnQueue, wakeups: WakeQueue });
+    const lifecycle = TaskLifecycleModule.forRoot({ module: queues, slices: SliceQueue, wakeups: WakeQueue });
     return {
       module: SupervisorModule,
       // The gateway is global: one per process, whoever imports ToolsModule first.

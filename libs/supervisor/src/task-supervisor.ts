@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
-import { TurnQueue } from '@vigil/queue';
+import { SliceQueue } from '@vigil/queue';
 import {
   ChildTaskRepository,
   ControlSignals,
@@ -47,7 +47,7 @@ export class TaskSupervisor {
     private readonly leases: LeaseService,
     private readonly retries: RetryPublisher,
     private readonly checks: ExitCheckRunner,
-    private readonly turns: TurnQueue,
+    private readonly slices: SliceQueue,
     private readonly signals: ControlSignals,
     private readonly children: ChildTaskRepository,
     @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
@@ -165,11 +165,11 @@ export class TaskSupervisor {
       }
     }
     const job = { taskId: task.id, attempt: task.attempt, slice: task.sliceCount + 1 };
-    if (await this.turns.hasLiveJob(job)) {
+    if (await this.slices.hasLiveJob(job)) {
       await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
       return 'job_waiting';
     }
-    await this.turns.republish({ ...job, reason: 'republished' });
+    await this.slices.republish({ ...job, reason: 'republished' });
     await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
     this.logger.warn(`task ${task.id}: slice job of attempt ${task.attempt} was missing, republished`);
     return 'republished';

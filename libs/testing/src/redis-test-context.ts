@@ -50,9 +50,9 @@ export class RedisTestContext {
     };
   }
 
-  /** A shard's turn queue (BullMQ, under this prefix), as the API and Watcher publish to it. */
-  turnQueue(shard = 0): Queue {
-    return this.queue(this.keys.turnQueueName(shard));
+  /** A shard's slice queue (BullMQ, under this prefix), as the API and Watcher publish to it. */
+  sliceQueue(shard = 0): Queue {
+    return this.queue(this.keys.sliceQueueName(shard));
   }
 
   /** A shard's wake queue (BullMQ, under this prefix). */

@@ -94,7 +94,7 @@ describe('Vigil on a 3-master Redis Cluster with SHARDS=6 (real processes)', () 
     expect((await env.stack.tasks.get(id))!).toMatchObject({ status: 'running', completedUnits: 3 });
 
     const connection = bullConnection(env.ctx.config) as Redis;
-    const queue = new Queue(env.ctx.keys.turnQueueName(env.ctx.keys.shardOf(id)), {
+    const queue = new Queue(env.ctx.keys.sliceQueueName(env.ctx.keys.shardOf(id)), {
       connection,
       prefix: env.ctx.prefix,
     });

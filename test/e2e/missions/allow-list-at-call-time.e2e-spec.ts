@@ -48,7 +48,7 @@ describe('a tool taken out of the allow list after creation', () => {
   });
   beforeEach(() => world.reset());
 
-  it('refuses the call at run time: failed turns naming the tool, nothing reaches the tracker or the files', async () => {
+  it('refuses the call at run time: failed attempts naming the tool, nothing reaches the tracker or the files', async () => {
     const created = await stack.api!.post('/v1/tasks', {
       kind: 'mission',
       title: 'File the quickstart ticket',

@@ -8,7 +8,7 @@ describe('many watchers', () => {
     STALE_AFTER_MS: '2000',
     WATCHER_INTERVAL_MS: '100',
   });
-  const queue = ctx.turnQueue();
+  const queue = ctx.sliceQueue();
   afterAll(() => ctx.close());
 
   it('never recovers a task twice, publishes one slice per attempt, emits one recovery each', async () => {

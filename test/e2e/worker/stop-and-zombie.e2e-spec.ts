@@ -12,7 +12,7 @@ describe('stop wins against a hung model call', () => {
   let queue: Queue;
 
   beforeAll(async () => {
-    queue = ctx.turnQueue();
+    queue = ctx.sliceQueue();
     await stack.startAll();
   });
   afterAll(() => ctx.close());

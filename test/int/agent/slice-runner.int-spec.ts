@@ -1,5 +1,5 @@
 import { Queue } from 'bullmq';
-import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
+import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
 import {
   ControlSignals,
   redisTaskLifecycle,
@@ -22,7 +22,7 @@ import {
   ToolExecutor,
 } from '@vigil/agent';
 
-/** The slice runner in-process, with the scripted agent, against real Redis and a real turn queue. */
+/** The slice runner in-process, with the scripted agent, against real Redis and a real slice queue. */
 describe('SliceRunner and held contexts', () => {
   const ctx = new RedisTestContext('slice-runner', { SLICE_MAX_STEPS: '2', GLOBAL_SPEND_LIMIT_USD: '' });
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
@@ -31,7 +31,7 @@ describe('SliceRunner and held contexts', () => {
     connection: bullConnection(ctx.config.redisUrl),
     prefix: ctx.prefix,
   });
-  const queue = new Queue(ctx.keys.turnQueueName(0), {
+  const queue = new Queue(ctx.keys.sliceQueueName(0), {
     connection: bullConnection(ctx.config.redisUrl),
     prefix: ctx.prefix,
   });
@@ -39,7 +39,7 @@ describe('SliceRunner and held contexts', () => {
   const runner = new SliceRunner(
     tasks,
     redisTaskLifecycle(ctx.redis, ctx.keys, ctx.config, {
-      slices: new TurnQueue([queue], ctx.keys),
+      slices: new SliceQueue([queue], ctx.keys),
       wakeups: new WakeQueue([wakeQueue], ctx.keys),
     }),
     new TaskContextStore(ctx.redis, ctx.keys),

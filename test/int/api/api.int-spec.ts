@@ -15,7 +15,7 @@ describe('API over HTTP', () => {
     api = await InProcessApi.start(ctx);
     acme = api.client('acme-key-123');
     globex = acme.withKey('globex-key-456');
-    queue = ctx.turnQueue();
+    queue = ctx.sliceQueue();
   });
 
   afterAll(() => ctx.close());

@@ -12,7 +12,7 @@ import { ChildTaskRepository, TaskRepository } from '@vigil/tasks';
 
 /**
  * The Watcher and children (docs/missions.md, "Child missions"), with the real supervisor
- * module, Redis and turn queue: a parent waiting on its children is never stale, however old its
+ * module, Redis and slice queue: a parent waiting on its children is never stale, however old its
  * last heartbeat and whether or not its Worker is gone; a held child is never published; a child
  * whose creator died before registering it is registered by the sweep, then published.
  */
@@ -28,7 +28,7 @@ describe('the Watcher and child tasks', () => {
     app = await startWatcherContext(ctx);
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
-    queue = ctx.turnQueue();
+    queue = ctx.sliceQueue();
   });
   afterAll(() => ctx.close());
 

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import { CreateTaskUseCase, StartChildTaskUseCase } from '@vigil/control';
-import { bullConnection, TurnQueue } from '@vigil/queue';
+import { bullConnection, SliceQueue } from '@vigil/queue';
 import {
   ChildTaskRepository,
   InvalidTaskInputError,
@@ -12,7 +12,7 @@ import { RedisTestContext, RecordingWakeups, builtInKindBinder } from '@vigil/te
 import { FakeCatalog } from '../../support/fake-catalog';
 
 /**
- * `start_subtask`'s creation path against the real Redis and turn queue (docs/missions.md,
+ * `start_subtask`'s creation path against the real Redis and slice queue (docs/missions.md,
  * "Child missions"): the parent's limits on tools and agent, the same validation as POST /v1/tasks,
  * the child on the parent's shard and tenant, a replayed call making no second child, and the
  * fourth child held.
@@ -28,12 +28,12 @@ describe('starting child missions', () => {
   const children = new ChildTaskRepository(ctx.redis, ctx.keys, config);
   const queues = ctx.keys.allShards().map(
     (shard) =>
-      new Queue(ctx.keys.turnQueueName(shard), {
+      new Queue(ctx.keys.sliceQueueName(shard), {
         connection: bullConnection(config.redisUrl),
         prefix: ctx.prefix,
       }),
   );
-  const turns = new TurnQueue(queues, ctx.keys);
+  const turns = new SliceQueue(queues, ctx.keys);
   const catalog = new FakeCatalog();
   const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
     slices: turns,

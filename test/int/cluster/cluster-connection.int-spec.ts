@@ -106,7 +106,7 @@ describe('Vigil connections on a Redis Cluster', () => {
     const workers: Worker[] = [];
     try {
       for (const shard of ctx.keys.allShards()) {
-        const name = ctx.keys.turnQueueName(shard);
+        const name = ctx.keys.sliceQueueName(shard);
         queues.push(new Queue(name, { connection, prefix: ctx.prefix }));
         workers.push(
           new Worker(name, async (job) => void done.push(String(job.data.n)), {

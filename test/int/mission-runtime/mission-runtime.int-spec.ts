@@ -13,7 +13,7 @@ import {
 } from '@vigil/agent';
 import { kindServices } from '@vigil/kinds';
 import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
-import { bullConnection, TurnQueue, WakeQueue } from '@vigil/queue';
+import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
   ChildTaskRepository,
@@ -35,7 +35,7 @@ import { FakeCatalog } from '../../support/fake-catalog';
 /**
  * The mission kind on the real runtime (docs/missions.md, "The mission kind"): created through
  * the create use case, its scripted plan played by the real slice runner against real Redis and a
- * real turn queue, its criteria checked by the Watcher's exit-check runner — with an in-memory tool
+ * real slice queue, its criteria checked by the Watcher's exit-check runner — with an in-memory tool
  * catalog standing in for MCP servers and HTTP endpoints, which holds what was really written.
  */
 describe('missions on the runtime', () => {
@@ -50,15 +50,15 @@ describe('missions on the runtime', () => {
   const contexts = new TaskContextStore(ctx.redis, ctx.keys);
   const journal = new WriteJournal(ctx.redis, ctx.keys);
   const queueOptions = { connection: bullConnection(config.redisUrl), prefix: ctx.prefix };
-  const turnQueue = new Queue(ctx.keys.turnQueueName(0), queueOptions);
+  const sliceQueue = new Queue(ctx.keys.sliceQueueName(0), queueOptions);
   const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
-  const turns = new TurnQueue([turnQueue], ctx.keys);
+  const turns = new SliceQueue([sliceQueue], ctx.keys);
   const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
     slices: turns,
     wakeups: new WakeQueue([wakeQueue], ctx.keys),
   });
   afterAll(async () => {
-    await turnQueue.close();
+    await sliceQueue.close();
     await wakeQueue.close();
     await ctx.close();
   });

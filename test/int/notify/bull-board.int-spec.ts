@@ -1,7 +1,7 @@
 import { RedisTestContext } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
-/** Dead-lettered webhook jobs are visible (and retryable) where the turn queues are: Bull Board. */
+/** Dead-lettered webhook jobs are visible (and retryable) where the slice queues are: Bull Board. */
 describe('webhook queues on Bull Board', () => {
   const ctx = new RedisTestContext('notify-board', { ADMIN_PASSWORD: 'board-password-1', SHARDS: '2' });
   let base: string;
@@ -12,7 +12,7 @@ describe('webhook queues on Bull Board', () => {
 
   afterAll(() => ctx.close());
 
-  it('lists the webhooks queue of every shard beside the turn queues', async () => {
+  it('lists the webhooks queue of every shard beside the slice queues', async () => {
     const response = await fetch(`${base}/admin/queues/api/queues`, {
       headers: { authorization: `Basic ${Buffer.from('admin:board-password-1').toString('base64')}` },
     });

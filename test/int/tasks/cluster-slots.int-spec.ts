@@ -34,7 +34,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     await ctx.close();
   });
 
-  it('keeps each call inside one slot, the slot of its task and its turn queue', async () => {
+  it('keeps each call inside one slot, the slot of its task and its slice queue', async () => {
     const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     const { lifecycle } = redisLifecycle(ctx);
     const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
@@ -116,7 +116,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       expect({ script: call.name, slots: slots.size }).toEqual({ script: call.name, slots: 1 });
       const taskKey = call.keys[0];
       const shard = Number(/\{s(\d+)\}/.exec(taskKey)![1]);
-      expect(clusterSlot(`${ctx.prefix}:${ctx.keys.turnQueueName(shard)}:wait`)).toBe(clusterSlot(taskKey));
+      expect(clusterSlot(`${ctx.prefix}:${ctx.keys.sliceQueueName(shard)}:wait`)).toBe(clusterSlot(taskKey));
     }
     if (shards === '4') expect(shardsSeen.size).toBeGreaterThan(1);
   });

@@ -28,7 +28,7 @@ describe('watcher decisions', () => {
     });
     app = await startWatcherContext(ctx);
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-    queue = ctx.turnQueue();
+    queue = ctx.sliceQueue();
   });
   afterAll(async () => {
     await ctx.close();

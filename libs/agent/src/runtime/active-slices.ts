@@ -38,7 +38,7 @@ interface ActiveSlice {
 /**
  * The slices running in this process, by task. A stop or pause signal aborts the matching
  * slice's AbortController at once, which cancels its in-flight model and tool calls; a Watcher's
- * `abort_call` does the same with a HungCallError, so the slice ends its turn as `hung_call`.
+ * `abort_call` does the same with a HungCallError, so the slice ends its attempt as `hung_call`.
  *
  * Deploys drain (docs/ARCHITECTURE.md, invariant 9): on shutdown no new slice starts, running
  * slices end after their in-flight step and hand on as a normal next slice, and past

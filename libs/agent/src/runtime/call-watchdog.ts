@@ -2,7 +2,7 @@ import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
 import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import type { InFlightCall } from '@vigil/tasks';
 
-/** A model or tool call overran its deadline: the slice ends its turn as `hung_call`. */
+/** A model or tool call overran its deadline: the slice ends its attempt as `hung_call`. */
 export class HungCallError extends Error {
   constructor(
     readonly call: InFlightCall,

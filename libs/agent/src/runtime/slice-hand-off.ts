@@ -1,5 +1,5 @@
 import { Logger } from '@nestjs/common';
-import type { TurnJob } from '@vigil/queue';
+import type { SliceJob } from '@vigil/queue';
 import type { FailureReason, TaskLifecycle, TaskRecord } from '@vigil/tasks';
 import type { SliceEnd, SliceResult } from './slice-session';
 
@@ -15,7 +15,7 @@ const logger = new Logger('SliceRunner');
 export async function handOff(
   lifecycle: TaskLifecycle,
   task: TaskRecord,
-  job: TurnJob,
+  job: SliceJob,
   result: SliceResult,
   keepContext: () => void,
 ): Promise<SliceOutcome> {
@@ -38,9 +38,9 @@ export async function handOff(
       const parked = await lifecycle.awaitChildren(task, { attempt, slice, beforeNextSlice: keepContext });
       return parked.status === 'queued' ? 'next_slice' : 'waiting_on_children';
     }
-    case 'failed_turn':
+    case 'failed_attempt':
       await failAttempt(lifecycle, task, attempt, result.reason ?? 'tool_error', result.detail, 'slice');
-      return 'failed_turn';
+      return 'failed_attempt';
     case 'paused':
       await lifecycle.pauseForMoney(task, {
         attempt,
@@ -60,6 +60,6 @@ export async function failAttempt(
   detail: string | undefined,
   during: 'claim' | 'slice',
 ): Promise<void> {
-  logger.warn(`task ${task.id} attempt ${attempt}: turn failed (${reason}${detail ? `: ${detail}` : ''})`);
+  logger.warn(`task ${task.id} attempt ${attempt}: attempt failed (${reason}${detail ? `: ${detail}` : ''})`);
   await lifecycle.failAttempt(task, { attempt, reason, during, ...(detail !== undefined ? { detail } : {}) });
 }

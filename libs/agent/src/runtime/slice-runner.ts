@@ -3,7 +3,7 @@ import { Injectable, Logger } from '@nestjs/common';
 import { providerOf } from '@vigil/config';
 import { BoundKind, KindBinder, KindTool, PlanStep } from '@vigil/kinds';
 import { CODE_VERSION } from '@vigil/platform';
-import type { TurnJob } from '@vigil/queue';
+import type { SliceJob } from '@vigil/queue';
 import {
   IllegalTransitionError,
   LoadedSlice,
@@ -57,9 +57,9 @@ export class SliceRunner {
     return this.active.draining;
   }
 
-  async run(job: TurnJob): Promise<SliceOutcome> {
+  async run(job: SliceJob): Promise<SliceOutcome> {
     const claimed = await this.claim(job);
-    if (claimed === 'skipped' || claimed === 'failed_turn') return claimed;
+    if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
 
     const { task } = claimed;
     let session: SliceSession | undefined;
@@ -83,7 +83,7 @@ export class SliceRunner {
       if (typeof tools === 'string') {
         heartbeat.stop();
         await failAttempt(this.lifecycle, task, job.attempt, 'tool_error', tools, 'slice');
-        return 'failed_turn';
+        return 'failed_attempt';
       }
       // A parent back before all its children ended (a resume after a pause, a retry): it waits again.
       if (task.children && task.children.done < task.children.total) {
@@ -113,12 +113,12 @@ export class SliceRunner {
   }
 
   /**
-   * A slice that ended by an abort or a refused write: a hung call ends the turn (`hung_call`), a
+   * A slice that ended by an abort or a refused write: a hung call ends the attempt (`hung_call`), a
    * drain past its deadline hands the task on, a stop, pause or recovery means it is not ours.
    */
   private async ended(
     task: TaskRecord,
-    job: TurnJob,
+    job: SliceJob,
     signal: AbortSignal,
     error: unknown,
   ): Promise<SliceOutcome> {
@@ -127,7 +127,7 @@ export class SliceRunner {
     try {
       if (reason instanceof HungCallError) {
         await failAttempt(this.lifecycle, task, job.attempt, 'hung_call', reason.message, 'slice');
-        return 'failed_turn';
+        return 'failed_attempt';
       }
       if (reason instanceof DrainDeadlineError) {
         return await handOff(this.lifecycle, task, job, { end: 'next_slice' }, () => undefined);
@@ -142,9 +142,9 @@ export class SliceRunner {
   /**
    * Loads the task and its context (reusing a held one that is still current) and claims the
    * slice: queued → running for this job's attempt. A stray job (older attempt, slice already
-   * claimed) is skipped; a task at TASK_MAX_SLICES fails its turn instead.
+   * claimed) is skipped; a task at TASK_MAX_SLICES fails its attempt instead.
    */
-  private async claim(job: TurnJob): Promise<ClaimedSlice | 'skipped' | 'failed_turn'> {
+  private async claim(job: SliceJob): Promise<ClaimedSlice | 'skipped' | 'failed_attempt'> {
     const held = this.heldContexts.take(job.taskId);
     const loaded = await this.contexts.loadForSlice(job.taskId, held);
     const { task } = loaded;
@@ -160,7 +160,7 @@ export class SliceRunner {
     if (task.sliceCount >= this.services.config.taskMaxSlices) {
       const detail = `TASK_MAX_SLICES (${this.services.config.taskMaxSlices}) reached`;
       await failAttempt(this.lifecycle, task, job.attempt, 'limit', detail, 'claim');
-      return 'failed_turn';
+      return 'failed_attempt';
     }
     try {
       await this.lifecycle.claimSlice(task, {
@@ -179,7 +179,7 @@ export class SliceRunner {
 
   private createSession(
     claimed: ClaimedSlice,
-    job: TurnJob,
+    job: SliceJob,
     controller: AbortController,
     heartbeat: HeartbeatTimer,
     bound: BoundKind,

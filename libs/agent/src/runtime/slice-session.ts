@@ -273,7 +273,7 @@ export class SliceSession {
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (consecutiveErrors >= this.services.config.maxConsecutiveErrors) {
       return {
-        end: 'failed_turn',
+        end: 'failed_attempt',
         reason: 'tool_error',
         detail: `${consecutiveErrors} consecutive errors, last: ${this.lastError.slice(0, 300)}`,
       };

@@ -9,7 +9,7 @@ import type { StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
 
 export type SliceEnd =
-  'next_slice' | 'verifying' | 'waiting_on_human' | 'waiting_on_children' | 'failed_turn' | 'paused';
+  'next_slice' | 'verifying' | 'waiting_on_human' | 'waiting_on_children' | 'failed_attempt' | 'paused';
 
 export interface SliceResult {
   end: SliceEnd;

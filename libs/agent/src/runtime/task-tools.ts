@@ -8,7 +8,7 @@ export const PROGRESS_BEAT_MS = 1000;
  * A task's tools for one slice (docs/missions.md, "The mission kind"): the kind's own, and the
  * task's from the catalog for a kind that has them, resolved once per slice so the allow list is
  * checked again and a restarted server is picked up. When they cannot be had, why (the slice then
- * fails its turn, saying so); an abort of the slice is rethrown.
+ * fails its attempt, saying so); an abort of the slice is rethrown.
  */
 export async function resolveTaskTools(bound: BoundKind, signal: AbortSignal): Promise<KindTool[] | string> {
   try {

@@ -40,7 +40,7 @@ export class ChildTaskRepository {
 
   /**
    * The id of the parent's child for one logical step: derived, so a replayed `start_subtask`
-   * (a retried turn) lands on the same child, and searched until it hashes to the parent's shard,
+   * (a retried attempt) lands on the same child, and searched until it hashes to the parent's shard,
    * so registration and a child's end are single-slot scripts (SHARDS tries on average).
    */
   childId(parentId: string, stepKey: string): string {

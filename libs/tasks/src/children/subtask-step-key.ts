@@ -13,7 +13,7 @@ function canonical(value: unknown): string {
 
 /**
  * The logical step of a `start_subtask` call: its arguments, hashed. The same request in a retried
- * turn is the same step, so it makes the same child (docs/missions.md, "Child missions"), and a
+ * attempt is the same step, so it makes the same child (docs/missions.md, "Child missions"), and a
  * scripted plan knows the call is done once the step is.
  */
 export function subtaskStepKey(args: Record<string, unknown>): string {

@@ -2,17 +2,18 @@ import type { ChildTaskRepository } from '../children/child-task.repository';
 import type { ControlSignals } from '../control-signals';
 import type { DueSlice, TransitionStore } from './transition-command';
 
-/** One slice job (libs/queue `TurnJob`): one slice of one task at one attempt. */
+/** One slice job (libs/queue `SliceJob`): one slice of one task at one attempt. */
 export interface SliceJob {
   taskId: string;
   attempt: number;
+  /** The slice number this job runs (sliceCount + 1 at publish time). */
   slice: number;
   reason: 'created' | 'next_slice' | 'recovery' | 'resumed' | 'republished';
 }
 
 /**
- * Where the lifecycle publishes the slices its moves make due: the turn queue (libs/queue
- * `TurnQueue`), bound in each app's module. libs/tasks knows the port only, not BullMQ.
+ * Where the lifecycle publishes the slices its moves make due: the slice queue (libs/queue
+ * `SliceQueue`), bound in each app's module. libs/tasks knows the port only, not BullMQ.
  */
 export interface SlicePublisher {
   publish(job: SliceJob): Promise<unknown>;

@@ -196,7 +196,7 @@ export async function runPromptTask(options: PromptRunOptions): Promise<PromptRu
       });
       const result = await session.run();
       end = result.end;
-      if (result.end === 'failed_turn' || result.end === 'paused')
+      if (result.end === 'failed_attempt' || result.end === 'paused')
         end = `${result.end}: ${result.detail ?? result.reason ?? ''}`;
     }
     const modelId = options.provider === 'anthropic' ? ANTHROPIC_MODEL : GEMINI_MODEL;

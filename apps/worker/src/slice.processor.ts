@@ -3,17 +3,17 @@ import { Inject, Logger, OnModuleDestroy, Type } from '@nestjs/common';
 import { DelayedError, type Job } from 'bullmq';
 import { SliceContextCache, SliceOutcome, SliceRunner } from '@vigil/agent';
 import { METRICS_REGISTRY } from '@vigil/platform';
-import type { TurnJob } from '@vigil/queue';
+import type { SliceJob } from '@vigil/queue';
 import { Counter, Registry } from 'prom-client';
 
 /**
- * One processor per shard's turn queue. `maxStalledCount: 0`: a stalled turn job is failed, never
+ * One processor per shard's slice queue. `maxStalledCount: 0`: a stalled slice job is failed, never
  * re-queued, because the Watcher alone recovers tasks (docs/ARCHITECTURE.md, invariant 3).
  */
-export function turnProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
+export function sliceProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
   @Processor(queueName, { concurrency, maxStalledCount: 0, lockDuration: 60_000 })
-  class TurnProcessor extends WorkerHost implements OnModuleDestroy {
-    private readonly logger = new Logger(`TurnProcessor:${queueName}`);
+  class SliceProcessor extends WorkerHost implements OnModuleDestroy {
+    private readonly logger = new Logger(`SliceProcessor:${queueName}`);
 
     private readonly slices: Counter<'outcome'>;
 
@@ -55,7 +55,7 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
       await this.worker.pause(true);
     }
 
-    async process(job: Job<TurnJob>, token?: string): Promise<SliceOutcome> {
+    async process(job: Job<SliceJob>, token?: string): Promise<SliceOutcome> {
       if (this.runner.draining && token) {
         // Fetched as the shutdown began: back to the queue, for another Worker, untouched.
         await job.moveToDelayed(Date.now(), token);
@@ -69,5 +69,5 @@ export function turnProcessorFor(queueName: string, concurrency: number): Type<W
       return outcome;
     }
   }
-  return TurnProcessor;
+  return SliceProcessor;
 }

@@ -1,13 +1,13 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { RedisKeys } from '@vigil/redis';
-import { TURN_JOB_NAME, TURN_JOB_OPTIONS, TurnJob, turnJobId } from './turn-job';
+import { SLICE_JOB_NAME, SLICE_JOB_OPTIONS, SliceJob, sliceJobId } from './slice-job';
 
 export const TURN_QUEUES = Symbol('TURN_QUEUES');
 
-/** Publishes slices to the turn queue of the task's shard. */
+/** Publishes slices to the slice queue of the task's shard. */
 @Injectable()
-export class TurnQueue {
+export class SliceQueue {
   constructor(
     @Inject(TURN_QUEUES) private readonly queues: Queue[],
     private readonly keys: RedisKeys,
@@ -17,17 +17,17 @@ export class TurnQueue {
     return this.queues[this.keys.shardOf(taskId)];
   }
 
-  async publish(job: TurnJob): Promise<string> {
-    const added = await this.queueFor(job.taskId).add(TURN_JOB_NAME, job, {
-      ...TURN_JOB_OPTIONS,
-      jobId: turnJobId(job),
+  async publish(job: SliceJob): Promise<string> {
+    const added = await this.queueFor(job.taskId).add(SLICE_JOB_NAME, job, {
+      ...SLICE_JOB_OPTIONS,
+      jobId: sliceJobId(job),
     });
-    return added.id ?? turnJobId(job);
+    return added.id ?? sliceJobId(job);
   }
 
   /** Publishes a slice whose job vanished; a finished job of the same id is removed first. */
-  async republish(job: TurnJob): Promise<string> {
-    const existing = await this.queueFor(job.taskId).getJob(turnJobId(job));
+  async republish(job: SliceJob): Promise<string> {
+    const existing = await this.queueFor(job.taskId).getJob(sliceJobId(job));
     if (existing) {
       const state = await existing.getState();
       if (state === 'completed' || state === 'failed') await existing.remove();
@@ -36,8 +36,8 @@ export class TurnQueue {
   }
 
   /** Whether a slice job for this task is waiting, delayed or active. */
-  async hasLiveJob(job: Pick<TurnJob, 'taskId' | 'attempt' | 'slice'>): Promise<boolean> {
-    const state = await this.queueFor(job.taskId).getJobState(turnJobId(job));
+  async hasLiveJob(job: Pick<SliceJob, 'taskId' | 'attempt' | 'slice'>): Promise<boolean> {
+    const state = await this.queueFor(job.taskId).getJobState(sliceJobId(job));
     return state === 'waiting' || state === 'active' || state === 'delayed' || state === 'prioritized';
   }
 }
