@@ -1,5 +1,5 @@
 import type { Provider } from '@nestjs/common';
-import { MODEL_NAMES, VIGIL_CONFIG, type VigilConfig } from '@vigil/config';
+import { KINDS_CONFIG, MODEL_NAMES, VIGIL_CONFIG, type KindsConfig, type VigilConfig } from '@vigil/config';
 import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import { KIND_SERVICES, KindBinder } from './bound-kind';
 import { KindModuleError } from './kind-loader';
@@ -37,8 +37,8 @@ export function kindProviders(builtIns: readonly TaskKind[]): Provider[] {
   return [
     {
       provide: KindRegistry,
-      inject: [VIGIL_CONFIG],
-      useFactory: (config: VigilConfig) => {
+      inject: [KINDS_CONFIG],
+      useFactory: (config: KindsConfig) => {
         try {
           return new KindRegistry(builtIns, config.kindModules);
         } catch (error) {

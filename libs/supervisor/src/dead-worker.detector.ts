@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, type ClockConfig } from '@vigil/config';
 import { clientNames, REDIS, RedisKeys, uptimeMs } from '@vigil/redis';
 
 /** Workers presumed dead, each with the time it was first seen without its connection. */
@@ -24,7 +24,7 @@ export class DeadWorkerDetector {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) config: Pick<VigilConfig, 'livenessIntervalMs' | 'staleAfterMs'>,
+    @Inject(CLOCKS_CONFIG) config: Pick<ClockConfig, 'livenessIntervalMs' | 'staleAfterMs'>,
   ) {
     // Two looks at least, and about two seconds (the time clients take to reconnect after a Redis
     // restart) unless STALE_AFTER_MS is so short that staleness would decide first.

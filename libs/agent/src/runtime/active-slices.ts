@@ -8,7 +8,7 @@ import {
   Optional,
 } from '@nestjs/common';
 import { BeforeApplicationShutdown } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, type ClockConfig } from '@vigil/config';
 import { ControlSignals, InFlightCall } from '@vigil/tasks';
 import { HungCallError } from './call-watchdog';
 import { DrainMetrics } from './drain-metrics';
@@ -56,7 +56,7 @@ export class ActiveSlices
 
   constructor(
     private readonly signals: ControlSignals,
-    @Inject(VIGIL_CONFIG) private readonly config: Pick<VigilConfig, 'drainTimeoutMs'>,
+    @Inject(CLOCKS_CONFIG) private readonly config: Pick<ClockConfig, 'drainTimeoutMs'>,
     @Optional() private readonly drainMetrics?: DrainMetrics,
   ) {}
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, OnApplicationShutdown } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, type ClockConfig } from '@vigil/config';
 import type { InFlightCall } from '@vigil/tasks';
 
 /** A model or tool call overran its deadline: the slice ends its attempt as `hung_call`. */
@@ -35,7 +35,7 @@ export class CallWatchdog implements OnApplicationShutdown {
   private timer?: NodeJS.Timeout;
   private readonly tickMs: number;
 
-  constructor(@Inject(VIGIL_CONFIG) config: Pick<VigilConfig, 'modelCallTimeoutMs' | 'toolCallTimeoutMs'>) {
+  constructor(@Inject(CLOCKS_CONFIG) config: Pick<ClockConfig, 'modelCallTimeoutMs' | 'toolCallTimeoutMs'>) {
     this.tickMs = Math.max(
       10,
       Math.min(250, Math.floor(Math.min(config.modelCallTimeoutMs, config.toolCallTimeoutMs) / 4)),

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { LIMITS_CONFIG, type LimitsConfig } from '@vigil/config';
 import { SpendLedger } from '@vigil/tasks';
 
 /** The gateway limit was reached: like HTTP 429 from the gateway, and never retried. */
@@ -20,7 +20,7 @@ export class GlobalSpendLimitError extends Error {
 export class GlobalSpendGate {
   constructor(
     private readonly ledger: SpendLedger,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(LIMITS_CONFIG) private readonly config: Pick<LimitsConfig, 'globalSpendLimitUsd'>,
   ) {}
 
   async reserve(amountUsd: number): Promise<void> {

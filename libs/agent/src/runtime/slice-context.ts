@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { LIMITS_CONFIG, type LimitsConfig } from '@vigil/config';
 import type { PlanStep } from '@vigil/kinds';
 import type { HeldContext } from '@vigil/tasks';
 
@@ -20,7 +20,7 @@ export class SliceContextCache {
   /** Slice starts by where their context came from: held and current, held but out of date, none held. */
   readonly starts = { held: 0, stale: 0, none: 0 };
 
-  constructor(@Inject(VIGIL_CONFIG) config: VigilConfig) {
+  constructor(@Inject(LIMITS_CONFIG) config: Pick<LimitsConfig, 'workerConcurrency'>) {
     this.capacity = Math.max(64, 4 * config.workerConcurrency);
   }
 
