@@ -7,6 +7,7 @@ import {
   type ChildPlacement,
   ChildTaskRepository,
   InvalidIdempotencyKeyError,
+  IllegalTransitionError,
   InvalidTaskInputError,
   TaskNotActiveError,
   TaskRecord,
@@ -109,7 +110,10 @@ export class CreateTaskUseCase {
     if (parent) {
       const registration = await this.children.register(parent.id, task.id);
       if (!registration.registered) {
-        await this.lifecycle.cancelChild(task, { onlyQueued: false }).catch(() => undefined);
+        // A child that already ended has nothing to cancel; any other failure is the caller's to see.
+        await this.lifecycle.cancelChild(task, { onlyQueued: false }).catch((error: unknown) => {
+          if (!(error instanceof IllegalTransitionError)) throw error;
+        });
         throw new TaskNotActiveError(parent.id, 'cancelled');
       }
       // A held child is published when a place frees (transition-task.lua); the sweep is the backstop.
