@@ -57,6 +57,16 @@ export const SECTION_FIELDS = {
   admin: ['adminPassword', 'apiKeys', 'metricsToken', 'developmentDefaults'],
   tools: ['toolsCatalogPath', 'toolCatalog', 'toolsAllowPrivate'],
   kinds: ['kindModules', 'metaApiBaseUrl', 'metaAccessToken'],
+  storage: [
+    'taskRetentionMs',
+    'failedTaskRetentionMs',
+    'archive',
+    'objectStoreUrl',
+    's3Endpoint',
+    's3ForcePathStyle',
+    'maxInlineOutputBytes',
+    'archiveBatchSize',
+  ],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],
 } as const satisfies Record<string, readonly (keyof VigilConfig)[]>;
 
@@ -80,6 +90,8 @@ export type AdminConfig = Section<'admin'>;
 export type ToolsConfig = Section<'tools'>;
 /** Code kinds loaded at boot and the settings of the built-in kinds. */
 export type KindsConfig = Section<'kinds'>;
+/** Retention, archives and the object store. */
+export type StorageConfig = Section<'storage'>;
 /** Ports, the public base of links, logging. */
 export type ServerConfig = Section<'server'>;
 
@@ -99,6 +111,7 @@ export const WEBHOOKS_CONFIG = Symbol('WEBHOOKS_CONFIG');
 export const ADMIN_CONFIG = Symbol('ADMIN_CONFIG');
 export const TOOLS_CONFIG = Symbol('TOOLS_CONFIG');
 export const KINDS_CONFIG = Symbol('KINDS_CONFIG');
+export const STORAGE_CONFIG = Symbol('STORAGE_CONFIG');
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
 
 export const SECTION_TOKENS: { readonly [Name in SectionName]: symbol } = {
@@ -110,6 +123,7 @@ export const SECTION_TOKENS: { readonly [Name in SectionName]: symbol } = {
   admin: ADMIN_CONFIG,
   tools: TOOLS_CONFIG,
   kinds: KINDS_CONFIG,
+  storage: STORAGE_CONFIG,
   server: SERVER_CONFIG,
 };
 

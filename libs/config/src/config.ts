@@ -107,6 +107,22 @@ export interface VigilConfig {
   routerModel: string | undefined;
   /** Absolute base of links sent to users (human answer pages). */
   publicBaseUrl: string;
+  /** How long a completed or cancelled task stays whole in Redis before it is archived. */
+  taskRetentionMs: number;
+  /** How long a failed task stays whole in Redis before it is archived. */
+  failedTaskRetentionMs: number;
+  /** ARCHIVE: on writes expired tasks to the object store before removing them; off only removes them. */
+  archive: boolean;
+  /** Where archives, artifacts and large outputs go: `file://<dir>` or `s3://<bucket>/<prefix>`. */
+  objectStoreUrl: string;
+  /** An S3-compatible endpoint (S3_ENDPOINT); unset: AWS itself. */
+  s3Endpoint: string | undefined;
+  /** Path-style S3 addressing (S3_FORCE_PATH_STYLE), which most S3-compatible services need. */
+  s3ForcePathStyle: boolean;
+  /** A tool output larger than this goes to the object store and is referenced from the record. */
+  maxInlineOutputBytes: number;
+  /** Expired tasks one sweep archives per shard before it yields. */
+  archiveBatchSize: number;
   logLevel: string;
   /** `json` (default, for machines) or `pretty` (for people: start:all uses it). */
   logFormat: 'json' | 'pretty';
@@ -155,6 +171,17 @@ function readModel(env: Env, name: string, fallback: ModelName): ModelName {
   if (!(MODEL_NAMES as readonly string[]).includes(model))
     throw new ConfigError(`${name} may only name ${MODEL_NAMES.join(', ')}, got "${model}"`);
   return model as ModelName;
+}
+
+function readObjectStoreUrl(env: Env): string {
+  const url = readString(env, 'OBJECT_STORE_URL', 'file://./.vigil/objects');
+  const file = /^file:\/\/(.+)$/.exec(url);
+  const s3 = /^s3:\/\/([a-z0-9][a-z0-9.-]{1,61}[a-z0-9])(\/[^?#]*)?$/.exec(url);
+  if (!(file && file[1].trim()) && !s3)
+    throw new ConfigError(
+      `OBJECT_STORE_URL must be file://<directory> or s3://<bucket>/<prefix>, got "${url.replace(/\/\/[^@/]*@/, '//…@')}"`,
+    );
+  return url;
 }
 
 function readLogFormat(env: Env): 'json' | 'pretty' {
@@ -252,6 +279,14 @@ export function loadConfig(env: Env = process.env): VigilConfig {
       readUrl(env, 'PUBLIC_BASE_URL', undefined, ['http:', 'https:']) ??
       `http://localhost:${readInt(env, 'PORT', 3000, 0, 65535)}`
     ).replace(/\/+$/, ''),
+    taskRetentionMs: readInt(env, 'TASK_RETENTION_MS', 604_800_000, 0),
+    failedTaskRetentionMs: readInt(env, 'FAILED_TASK_RETENTION_MS', 2_592_000_000, 0),
+    archive: readBool(env, 'ARCHIVE', true),
+    objectStoreUrl: readObjectStoreUrl(env),
+    s3Endpoint: readUrl(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']),
+    s3ForcePathStyle: readBool(env, 'S3_FORCE_PATH_STYLE', false),
+    maxInlineOutputBytes: readInt(env, 'MAX_INLINE_OUTPUT_BYTES', 65_536, 1024, 64 * 1024 * 1024),
+    archiveBatchSize: readInt(env, 'ARCHIVE_BATCH_SIZE', 50, 1, 10_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
   };
