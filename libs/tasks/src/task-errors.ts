@@ -7,15 +7,25 @@ import type { TaskStatus } from './task-status';
  * - `conflict`: the request is valid but the current state refuses it;
  * - `invalid`: the request itself is malformed or names something that cannot be;
  * - `unprocessable`: well formed, but this deployment or this key's history cannot accept it;
- * - `limit`: a bound was reached; the same request may succeed later.
+ * - `limit`: a bound was reached; the same request may succeed later;
+ * - `unavailable`: a store Vigil depends on cannot take the request now (Redis full); try again later;
+ * - `upstream`: a store Vigil depends on answered with something unusable (an unreadable archive).
  */
-export const DOMAIN_ERROR_KINDS = ['not_found', 'conflict', 'invalid', 'unprocessable', 'limit'] as const;
+export const DOMAIN_ERROR_KINDS = [
+  'not_found',
+  'conflict',
+  'invalid',
+  'unprocessable',
+  'limit',
+  'unavailable',
+  'upstream',
+] as const;
 export type DomainErrorKind = (typeof DOMAIN_ERROR_KINDS)[number];
 
 /** An error a caller can act on: it declares its kind, and may add fields to the error body. */
 export abstract class DomainError extends Error {
   abstract readonly kind: DomainErrorKind;
-  /** For a `limit`: seconds after which trying again may succeed (a hint, not a promise). */
+  /** For a `limit` or `unavailable`: seconds after which trying again may succeed (a hint, not a promise). */
   readonly retryAfterS?: number;
 
   constructor(message: string) {

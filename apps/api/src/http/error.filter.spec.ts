@@ -46,6 +46,8 @@ const EXPECTED: Record<DomainErrorKind, [number, string]> = {
   invalid: [400, 'Bad Request'],
   unprocessable: [422, 'Unprocessable Entity'],
   limit: [429, 'Too Many Requests'],
+  unavailable: [503, 'Service Unavailable'],
+  upstream: [502, 'Bad Gateway'],
 };
 
 describe('ErrorFilter', () => {
@@ -67,7 +69,8 @@ describe('ErrorFilter', () => {
       body: { statusCode, error, message: 'refused in words' },
       headers: {},
     });
-    expect(logged).not.toHaveBeenCalled();
+    // A store that fails Vigil (5xx) is the operator's business: logged; a refused request is not.
+    expect(logged).toHaveBeenCalledTimes(statusCode >= 500 ? 1 : 0);
   });
 
   it.each<[string, DomainError, DomainErrorKind]>([

@@ -11,6 +11,8 @@ export const STATUS_OF_KIND: Readonly<Record<DomainErrorKind, HttpStatus>> = {
   invalid: HttpStatus.BAD_REQUEST,
   unprocessable: HttpStatus.UNPROCESSABLE_ENTITY,
   limit: HttpStatus.TOO_MANY_REQUESTS,
+  unavailable: HttpStatus.SERVICE_UNAVAILABLE,
+  upstream: HttpStatus.BAD_GATEWAY,
 };
 
 const REASONS: Record<number, string> = {
@@ -23,6 +25,8 @@ const REASONS: Record<number, string> = {
   422: 'Unprocessable Entity',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
+  502: 'Bad Gateway',
+  503: 'Service Unavailable',
 };
 
 /** An error body's message is cut at this many characters, so a body stays well under 4 KB. */
