@@ -23,3 +23,4 @@ export * from './tasks.module';
 export * from './children/child-keys';
 export * from './children/child-task.repository';
 export * from './children/subtask-step-key';
+export * from './archive';

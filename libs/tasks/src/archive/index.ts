@@ -1,0 +1,2 @@
+export * from './task-archive.types';
+export * from './task-archive.codec';
