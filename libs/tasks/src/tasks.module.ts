@@ -10,6 +10,7 @@ import { WriteJournal } from './history/write-journal';
 import { TaskReportReader } from './report/task-report.reader';
 import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
+import { TASK_SETTINGS, taskSettingsProvider } from './task-settings';
 
 const STORES = [
   TaskScripts,
@@ -26,5 +27,5 @@ const STORES = [
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */
-@Module({ providers: STORES, exports: STORES })
+@Module({ providers: [taskSettingsProvider, ...STORES], exports: [TASK_SETTINGS, ...STORES] })
 export class TasksModule {}

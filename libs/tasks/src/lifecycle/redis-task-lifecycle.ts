@@ -1,8 +1,8 @@
 import type { Redis } from 'ioredis';
-import type { VigilConfig } from '@vigil/config';
 import type { RedisKeys } from '@vigil/redis';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ControlSignals } from '../control-signals';
+import type { TaskSettings } from '../task-settings';
 import type { SlicePublisher, WatcherWakeups } from './ports';
 import { TaskLifecycle } from './task-lifecycle';
 import { TransitionWriter } from './transition-writer';
@@ -14,7 +14,7 @@ import { TransitionWriter } from './transition-writer';
 export function redisTaskLifecycle(
   redis: Redis,
   keys: RedisKeys,
-  config: VigilConfig,
+  config: TaskSettings,
   queues: { slices: SlicePublisher; wakeups: WatcherWakeups },
 ): TaskLifecycle {
   return new TaskLifecycle(

@@ -1,10 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { BoundedMemo, REDIS, RedisKeys } from '@vigil/redis';
 import { ChildKeys } from '../children/child-keys';
 import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
+import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import { JSON_FIELDS } from '../task-codec';
 import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from '../task-status';
 import type {
@@ -47,7 +47,15 @@ export class TransitionWriter implements TransitionStore {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TASK_SETTINGS)
+    private readonly config: Pick<
+      TaskSettings,
+      | 'staleAfterMs'
+      | 'eventStreamMaxLen'
+      | 'taskMaxDurationMs'
+      | 'humanWaitTimeoutMs'
+      | 'maxParallelChildren'
+    >,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {}
 
