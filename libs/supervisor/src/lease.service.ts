@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError } from 'redlock';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { REDIS_CONFIG, type RedisConfig } from '@vigil/config';
 import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
 
 /**
@@ -42,7 +42,7 @@ export class LeaseService implements OnModuleDestroy {
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) config: VigilConfig,
+    @Inject(REDIS_CONFIG) config: Pick<RedisConfig, 'redlockUrls'>,
   ) {
     this.extraClients = config.redlockUrls.map((url, i) =>
       createRedis(url, `vigil-redlock-${i}:${process.pid}`),
