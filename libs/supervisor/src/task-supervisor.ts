@@ -40,7 +40,7 @@ const LEASE_TTL_MS = 60_000;
 export class TaskSupervisor {
   private readonly logger = new Logger(TaskSupervisor.name);
   private readonly recoveries: Counter<'reason'>;
-  private readonly limits: DecisionLimits;
+  private readonly decisionLimits: DecisionLimits;
 
   constructor(
     private readonly tasks: TaskRepository,
@@ -61,7 +61,7 @@ export class TaskSupervisor {
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     const { staleAfterMs, heartbeatIntervalMs, humanWaitTimeoutMs } = clocks;
-    this.limits = {
+    this.decisionLimits = {
       staleAfterMs,
       heartbeatIntervalMs,
       humanWaitTimeoutMs,
@@ -108,7 +108,7 @@ export class TaskSupervisor {
     evidence: Evidence,
   ): Promise<InspectionOutcome> {
     const task = await this.tasks.get(taskId);
-    const decision = decide(task, suspicion, evidence, now, this.limits);
+    const decision = decide(task, suspicion, evidence, now, this.decisionLimits);
     return task ? this.act(task, decision, lease, now) : 'nothing';
   }
 
