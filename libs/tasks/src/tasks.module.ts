@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RetentionPolicy } from './archive/retention-policy';
 import { ChildTaskRepository } from './children/child-task.repository';
 import { ControlSignals } from './control-signals';
 import { ConversationStore } from './conversations/conversation-store';
@@ -12,6 +13,7 @@ import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
 
 const STORES = [
+  RetentionPolicy,
   TaskScripts,
   TaskRepository,
   TaskContextStore,

@@ -1,6 +1,7 @@
 import type { Redis } from 'ioredis';
 import type { VigilConfig } from '@vigil/config';
 import type { RedisKeys } from '@vigil/redis';
+import { RetentionPolicy } from '../archive/retention-policy';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ControlSignals } from '../control-signals';
 import type { SlicePublisher, WatcherWakeups } from './ports';
@@ -18,7 +19,7 @@ export function redisTaskLifecycle(
   queues: { slices: SlicePublisher; wakeups: WatcherWakeups },
 ): TaskLifecycle {
   return new TaskLifecycle(
-    new TransitionWriter(redis, keys, config),
+    new TransitionWriter(redis, keys, config, new RetentionPolicy(config, config)),
     queues.slices,
     queues.wakeups,
     new ControlSignals(redis, keys),
