@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { RetentionPolicy } from './archive/retention-policy';
 import { ChildTaskRepository } from './children/child-task.repository';
 import { ControlSignals } from './control-signals';
 import { ConversationStore } from './conversations/conversation-store';
@@ -13,6 +14,7 @@ import { TaskRepository } from './task.repository';
 import { TASK_SETTINGS, taskSettingsProvider } from './task-settings';
 
 const STORES = [
+  RetentionPolicy,
   TaskScripts,
   TaskRepository,
   TaskContextStore,

@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { RedisKeys } from '@vigil/redis';
+import { RetentionPolicy } from '../archive/retention-policy';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ControlSignals } from '../control-signals';
 import type { TaskSettings } from '../task-settings';
@@ -14,11 +15,13 @@ import { TransitionWriter } from './transition-writer';
 export function redisTaskLifecycle(
   redis: Redis,
   keys: RedisKeys,
-  config: TaskSettings,
+  config: TaskSettings &
+    ConstructorParameters<typeof RetentionPolicy>[0] &
+    ConstructorParameters<typeof RetentionPolicy>[1],
   queues: { slices: SlicePublisher; wakeups: WatcherWakeups },
 ): TaskLifecycle {
   return new TaskLifecycle(
-    new TransitionWriter(redis, keys, config),
+    new TransitionWriter(redis, keys, config, new RetentionPolicy(config, config)),
     queues.slices,
     queues.wakeups,
     new ControlSignals(redis, keys),
