@@ -16,6 +16,7 @@ export * from './runtime/slice-context';
 export { buildPrompt, type PromptStyle } from './runtime/prompt-builder';
 export { ModelSpend, promptTokenBound } from './runtime/model-spend';
 export * from './runtime/tool-executor';
+export * from './runtime/output-claim-check';
 export * from './runtime/worker-liveness';
 export * from './runtime/global-spend.gate';
 export * from './runtime/active-slices';

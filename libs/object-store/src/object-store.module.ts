@@ -1,4 +1,11 @@
-import { Global, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Global,
+  Inject,
+  Logger,
+  Module,
+  type OnApplicationBootstrap,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import { STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
 import { OBJECT_STORE, type ObjectStore } from './object-store';
 import { objectStoreFrom } from './object-store.factory';
@@ -20,8 +27,12 @@ import { S3ObjectStore } from './s3-object-store';
   ],
   exports: [OBJECT_STORE],
 })
-export class ObjectStoreModule implements OnApplicationShutdown {
+export class ObjectStoreModule implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(@Inject(OBJECT_STORE) private readonly store: ObjectStore) {}
+
+  onApplicationBootstrap(): void {
+    new Logger('ObjectStore').log(`objects go to ${this.store.location}`);
+  }
 
   async onApplicationShutdown(): Promise<void> {
     if (this.store instanceof S3ObjectStore) await this.store.close();

@@ -179,7 +179,10 @@ export class S3ObjectStore implements ObjectStore {
   }
 }
 
-/** The answer, or null when S3 says there is no such object (a missing bucket stays an error). */
+/**
+ * The answer, or null when S3 says there is no such object. A missing bucket stays an error, except
+ * on HEAD, whose answer has no body to tell the two apart.
+ */
 async function missingAsNull<T>(send: () => Promise<T>): Promise<T | null> {
   try {
     return await send();

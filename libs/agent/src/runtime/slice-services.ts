@@ -10,6 +10,7 @@ import { SLICE_SETTINGS, type SliceSettings } from './slice-settings';
 import { LoopLag } from './loop-lag';
 import { ModelSpend } from './model-spend';
 import { PaidModelCall } from './paid-model-call';
+import { OutputClaimCheck } from './output-claim-check';
 import { RecordedStepLedger, type LedgerSlice } from './step-ledger';
 import { ToolExecutor } from './tool-executor';
 
@@ -38,6 +39,8 @@ export class SliceServices {
     @Optional() readonly childTasks?: ChildTaskRepository,
     /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
     @Optional() @Inject(CHILD_TASKS) readonly children?: ChildTaskStarter,
+    /** Tool outputs larger than MAX_INLINE_OUTPUT_BYTES go to the object store (always, in the Worker). */
+    @Optional() readonly outputs?: OutputClaimCheck,
   ) {}
 
   /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */

@@ -2,6 +2,7 @@ import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
 import type { FailureReason, InFlightCall, SliceContext, TaskRecord, UnresolvedWrite } from '@vigil/tasks';
 import type { CallWatchdog } from './call-watchdog';
 import type { ChildTaskStarter } from './child-tasks';
+import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
 import type { SliceSettings } from './slice-settings';
@@ -60,6 +61,8 @@ export interface SessionServices {
   watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
   /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
   children?: ChildTaskStarter;
+  /** Stores tool outputs too large for Redis and records a reference (the Worker always has it). */
+  outputs?: Pick<OutputClaimCheck, 'bound'>;
 }
 
 export interface SliceSessionDeps {
