@@ -269,6 +269,22 @@ describe('archived tasks over HTTP', () => {
     expect(await forged.json()).toMatchObject({ statusCode: 409, currentStatus: 'cancelled' });
   });
 
+  it('documents ?archived=true and the 502 of an unreadable archive in the OpenAPI document', async () => {
+    const docs = (await acme.withKey(undefined).get('/docs-json')).body;
+    const list = docs.paths['/v1/tasks'].get;
+    expect(list.parameters).toContainEqual(
+      expect.objectContaining({
+        name: 'archived',
+        in: 'query',
+        required: false,
+        schema: expect.objectContaining({ type: 'boolean' }),
+      }),
+    );
+    for (const path of ['/v1/tasks', '/v1/tasks/{id}', '/v1/tasks/{id}/actions', '/v1/tasks/{id}/artifacts'])
+      expect(docs.paths[path].get.responses['502']).toBeDefined();
+    expect(docs.paths['/v1/tasks/{id}/resume'].post.responses['502']).toBeDefined();
+  });
+
   it('lists archived tasks with ?archived=true, cursor-paged in id order, per tenant', async () => {
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
