@@ -1,7 +1,6 @@
-import { Module, type DynamicModule, type INestApplication } from '@nestjs/common';
+import type { INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { VigilConfig } from '@vigil/config';
-import { OBJECT_STORE, type ObjectStore } from '@vigil/object-store';
 import { HttpClient, type RedisTestContext } from '@vigil/testing';
 import { ApiModule } from '../../apps/api/src/api.module';
 import { configureApi } from '../../apps/api/src/configure-api';
@@ -10,7 +9,7 @@ import { configureApi } from '../../apps/api/src/configure-api';
  * The API app in the test's own process, configured as main.ts configures it, on a free loopback
  * port: for integration tests that speak real HTTP to it without a build (test/ may import apps;
  * libs/testing may not). It runs on `ctx`'s Redis and prefix (with `config` when a test changes
- * a setting, and `objectStore` bound when a test reads archives), and `ctx.close()` closes it.
+ * a setting), and `ctx.close()` closes it.
  */
 export class InProcessApi {
   private closing?: Promise<void>;
@@ -20,20 +19,14 @@ export class InProcessApi {
     readonly baseUrl: string,
   ) {}
 
-  static async start(
-    ctx: RedisTestContext,
-    config: VigilConfig = ctx.config,
-    options: { objectStore?: ObjectStore } = {},
-  ): Promise<InProcessApi> {
-    const api = ApiModule.forRoot(config);
-    const root = options.objectStore ? withObjectStore(api, options.objectStore) : api;
-    const app = await NestFactory.create(root, { logger: false });
+  static async start(ctx: RedisTestContext, config: VigilConfig = ctx.config): Promise<InProcessApi> {
+    const app = await NestFactory.create(ApiModule.forRoot(config), { logger: false });
     configureApi(app);
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
-    const started = new InProcessApi(app, `http://127.0.0.1:${port}`);
-    ctx.onClose(() => started.close());
-    return started;
+    const api = new InProcessApi(app, `http://127.0.0.1:${port}`);
+    ctx.onClose(() => api.close());
+    return api;
   }
 
   client(apiKey: string): HttpClient {
@@ -45,21 +38,4 @@ export class InProcessApi {
     this.closing ??= this.app.close();
     return this.closing;
   }
-}
-
-@Module({})
-class TestObjectStoreModule {}
-
-@Module({})
-class ApiWithObjectStore {}
-
-/** The API with `store` bound to OBJECT_STORE for every module, as a global object store module binds it. */
-function withObjectStore(api: DynamicModule, store: ObjectStore): DynamicModule {
-  const objectStore: DynamicModule = {
-    module: TestObjectStoreModule,
-    global: true,
-    providers: [{ provide: OBJECT_STORE, useValue: store }],
-    exports: [OBJECT_STORE],
-  };
-  return { module: ApiWithObjectStore, imports: [objectStore, api] };
 }

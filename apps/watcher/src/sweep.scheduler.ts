@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@vigil/platform';
-import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
-import { SupervisorSweep } from '@vigil/supervisor';
+import { CLOCKS_CONFIG, ClockConfig, STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
+import { RetentionSweep, SupervisorSweep } from '@vigil/supervisor';
 
 /**
- * Runs a sweep every WATCHER_INTERVAL_MS and the dead-Worker check every LIVENESS_INTERVAL_MS,
- * never two of one kind at once; shutdown waits for those in flight.
+ * Runs a sweep every WATCHER_INTERVAL_MS, the dead-Worker check every LIVENESS_INTERVAL_MS and the
+ * retention sweep every WATCHER_INTERVAL_MS, never two of one kind at once; shutdown waits for
+ * those in flight.
  */
 @Injectable()
 export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -15,16 +16,32 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   private running?: Promise<void>;
   private livenessTimer?: NodeJS.Timeout;
   private livenessRunning?: Promise<void>;
+  private retentionTimer?: NodeJS.Timeout;
+  private retentionRunning?: Promise<void>;
   private stopped = false;
 
   private readonly duration: Histogram;
   private readonly decisions: Counter<'decision'>;
+  private readonly archived: Counter;
+  private readonly archiveFailures: Counter;
 
   constructor(
     private readonly sweep: SupervisorSweep,
+    private readonly retention: RetentionSweep,
     @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
+    @Inject(STORAGE_CONFIG) private readonly storage: StorageConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
+    this.archived = new Counter({
+      name: 'vigil_archived_total',
+      help: 'Finished tasks whose retention ran out and that left Redis (archived, or deleted with ARCHIVE=off)',
+      registers: [registry],
+    });
+    this.archiveFailures = new Counter({
+      name: 'vigil_archive_failures_total',
+      help: 'Archive writes that failed or did not read back; the task stays in Redis and is tried again',
+      registers: [registry],
+    });
     this.duration = new Histogram({
       name: 'vigil_sweep_duration_seconds',
       help: 'Time one Watcher sweep took',
@@ -39,8 +56,28 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   }
 
   onApplicationBootstrap(): void {
+    this.logger.log(
+      this.storage.archive
+        ? `finished tasks leave Redis after their retention, archived to ${this.storage.objectStoreUrl}`
+        : 'ARCHIVE=off: finished tasks are deleted after their retention, without an archive',
+    );
     this.schedule(0);
     this.scheduleLiveness(this.clocks.livenessIntervalMs);
+    this.scheduleRetention(this.clocks.watcherIntervalMs);
+  }
+
+  private scheduleRetention(delay: number): void {
+    if (this.stopped) return;
+    this.retentionTimer = setTimeout(() => {
+      this.retentionRunning = this.retention
+        .tick()
+        .then((report) => {
+          this.archived.inc(report.archived + report.deleted);
+          this.archiveFailures.inc(report.failed);
+        })
+        .catch((error: unknown) => this.logger.error(`retention sweep failed: ${String(error)}`))
+        .finally(() => this.scheduleRetention(this.clocks.watcherIntervalMs));
+    }, delay);
   }
 
   private scheduleLiveness(delay: number): void {
@@ -77,6 +114,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.livenessTimer);
-    await Promise.all([this.running, this.livenessRunning]);
+    clearTimeout(this.retentionTimer);
+    await Promise.all([this.running, this.livenessRunning, this.retentionRunning]);
   }
 }

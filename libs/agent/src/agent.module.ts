@@ -15,6 +15,7 @@ import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner } from './runtime/slice-runner';
 import { SliceServices, WORKER_ID } from './runtime/slice-services';
+import { sliceSettingsProvider } from './runtime/slice-settings';
 import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
 import { CHILD_TASKS, type ChildTaskStarter } from './runtime/child-tasks';
@@ -47,6 +48,7 @@ export class AgentModule {
         CallWatchdog,
         LoopLag,
         GlobalSpendGate,
+        sliceSettingsProvider,
         SliceServices,
         SliceRunner,
         WorkerLiveness,

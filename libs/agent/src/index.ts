@@ -8,6 +8,7 @@ export { MAX_OUTPUT_TOKENS, ModelProviderError, isRetryableStatus } from './mode
 export * from './runtime/slice-runner';
 export * from './runtime/slice-session';
 export * from './runtime/slice-services';
+export * from './runtime/slice-settings';
 export * from './runtime/step-ledger';
 export * from './runtime/paid-model-call';
 export * from './runtime/calls-in-flight';

@@ -4,6 +4,7 @@ import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { CreateTaskUseCase } from './create-task.use-case';
+import { creationSettingsProvider } from './creation-settings';
 import { GetTaskReportUseCase } from './get-task-report.use-case';
 import { PauseTaskUseCase } from './pause-task.use-case';
 import { ProvideInputUseCase } from './provide-input.use-case';
@@ -36,7 +37,7 @@ export class ControlModule {
     return {
       module: ControlModule,
       imports: [TasksModule, KindsModule, queues, lifecycle],
-      providers: USE_CASES,
+      providers: [creationSettingsProvider, ...USE_CASES],
       exports: [...USE_CASES, TasksModule, queues, lifecycle],
     };
   }

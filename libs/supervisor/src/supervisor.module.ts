@@ -4,12 +4,13 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
-import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
+import { TaskArchiveWriter, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';
 import { ExitCheckRunner } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import { LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
+import { RetentionSweep } from './retention.sweep';
 import { SupervisorSweep } from './supervisor.sweep';
 import { TaskSupervisor } from './task-supervisor';
 import { ToolsModule } from '@vigil/tools';
@@ -36,8 +37,10 @@ export class SupervisorModule {
         DeadWorkerDetector,
         TaskSupervisor,
         SupervisorSweep,
+        TaskArchiveWriter,
+        RetentionSweep,
       ],
-      exports: [SupervisorSweep, TaskSupervisor, LeaseService],
+      exports: [SupervisorSweep, RetentionSweep, TaskSupervisor, LeaseService],
     };
   }
 }

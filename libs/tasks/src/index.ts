@@ -5,6 +5,7 @@ export * from './task-codec';
 export * from './scripts/script-codes';
 export * from './scripts/task-scripts';
 export * from './task.repository';
+export * from './task-settings';
 export * from './lifecycle';
 export * from './task-event-data';
 export * from './control-signals';

@@ -24,4 +24,5 @@ export * from './kinds/kind-harness';
 export * from './kinds/kind-binder';
 export * from './lifecycle-fakes';
 export * from './in-memory-step-ledger';
-export * from './archive-store.fake';
+export * from './object-store/memory-object-store';
+export * from './object-store/s3-server';

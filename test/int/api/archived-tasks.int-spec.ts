@@ -1,41 +1,42 @@
-import { ObjectKeys } from '@vigil/object-store';
-import {
-  ChildKeys,
-  encodeArchive,
-  MessageLog,
-  readTaskForArchive,
-  StepRecorder,
-  TaskLifecycle,
-} from '@vigil/tasks';
-import { HttpClient, InMemoryArchiveStore, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
-import { TASK_STATUSES } from '@vigil/tasks';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FileObjectStore, ObjectKeys } from '@vigil/object-store';
+import { MessageLog, StepRecorder, TaskArchiveWriter, TaskLifecycle } from '@vigil/tasks';
+import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /**
  * An archived task stays readable (docs/api.md, "Archived tasks"): real tasks made through the API
- * and the runtime's own writers, their Redis data written to the object store as the archive writer
- * writes it (`readTaskForArchive`, `encodeArchive`) and their keys removed; every read answers the
+ * and the runtime's own writers, archived as retention archives them (TaskArchiveWriter into a
+ * `file://` object store, then `removeExpired` takes them out of Redis); every read answers the
  * same bytes as before, but for `archived: true` in the task view.
  */
 describe('archived tasks over HTTP', () => {
+  const directory = mkdtempSync(join(tmpdir(), 'vigil-archived-'));
   const ctx = new RedisTestContext('archived', {
     API_KEYS: 'acme:acme-key-123,globex:globex-key-456,initech:initech-key-789',
     ADMIN_PASSWORD: 'dash-password-01',
+    OBJECT_STORE_URL: `file://${directory}`,
   });
-  const store = new InMemoryArchiveStore();
+  const store = new FileObjectStore(directory);
+  const writer = new TaskArchiveWriter(ctx.redis, ctx.keys, store);
   let api: InProcessApi;
   let acme: HttpClient;
   let globex: HttpClient;
   let initech: HttpClient;
 
   beforeAll(async () => {
-    api = await InProcessApi.start(ctx, ctx.config, { objectStore: store });
+    api = await InProcessApi.start(ctx);
     acme = api.client('acme-key-123');
     globex = acme.withKey('globex-key-456');
     initech = acme.withKey('initech-key-789');
   });
 
-  afterAll(() => ctx.close());
+  afterAll(async () => {
+    await ctx.close();
+    rmSync(directory, { recursive: true, force: true });
+  });
 
   const step = (
     n: number,
@@ -96,32 +97,19 @@ describe('archived tasks over HTTP', () => {
     return task.id;
   }
 
-  /** What the archive writer does: the task's Redis data into one object, then its keys removed. */
+  /** What retention does once a finished task's time is up: archived, read back, then removed from Redis. */
   async function archive(taskId: string): Promise<void> {
-    const payload = await readTaskForArchive(ctx.redis, ctx.keys, taskId, Date.now());
+    const payload = await writer.collect(taskId, Date.now());
     if (!payload) throw new Error(`no task ${taskId} to archive`);
-    await store.put(ObjectKeys.archive(payload.tenantId, taskId), encodeArchive(payload), 'application/gzip');
-    const { keys } = ctx;
-    const children = new ChildKeys(keys);
-    const shard = keys.shardOf(taskId);
-    await ctx.redis.del(
-      keys.task(taskId),
-      keys.actions(taskId),
-      keys.findings(taskId),
-      keys.messages(taskId),
-      keys.messageIndex(taskId),
-      keys.outputs(taskId),
-      keys.journal(taskId),
-      keys.doneSteps(taskId),
-      keys.triggers(taskId),
-      children.all(taskId),
-      children.running(taskId),
-      children.held(taskId),
-    );
-    await ctx.redis.zrem(keys.tenantIndex(shard, payload.tenantId), taskId);
-    for (const status of TASK_STATUSES)
-      await ctx.redis.zrem(keys.tenantStatusIndex(shard, payload.tenantId, status), taskId);
-    expect(await ctx.redis.exists(keys.task(taskId))).toBe(0);
+    await writer.write(payload);
+    const removed = await api.app.get(TaskLifecycle).removeExpired({
+      id: taskId,
+      tenantId: payload.tenantId,
+      parentId: payload.record.parentId || null,
+      finishedAt: Number(payload.record.finishedAt),
+    });
+    expect(removed).toBe('removed');
+    expect(await ctx.redis.exists(ctx.keys.task(taskId))).toBe(0);
   }
 
   const READS = [

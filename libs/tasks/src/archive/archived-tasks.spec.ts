@@ -1,5 +1,5 @@
 import { ObjectKeys } from '@vigil/object-store';
-import { InMemoryArchiveStore } from '@vigil/testing';
+import { MemoryObjectStore } from '@vigil/testing';
 import { encodeNewTask } from '../task-codec';
 import { InvalidCursorError } from '../task-errors';
 import { ArchivedTasks } from './archived-tasks';
@@ -46,7 +46,7 @@ function payload(taskId: string, tenantId = 'acme'): TaskArchivePayload {
 }
 
 describe('ArchivedTasks', () => {
-  let store: InMemoryArchiveStore;
+  let store: MemoryObjectStore;
   let archives: ArchivedTasks;
 
   const archive = (taskId: string, tenantId = 'acme') =>
@@ -57,7 +57,7 @@ describe('ArchivedTasks', () => {
     );
 
   beforeEach(() => {
-    store = new InMemoryArchiveStore();
+    store = new MemoryObjectStore();
     archives = new ArchivedTasks(store);
   });
 

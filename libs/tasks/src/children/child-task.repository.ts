@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
+import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import { decodeTask } from '../task-codec';
 import { TaskNotFoundError } from '../task-errors';
 import type { TaskRecord } from '../task.types';
@@ -32,7 +32,8 @@ export class ChildTaskRepository {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TASK_SETTINGS)
+    private readonly config: Pick<TaskSettings, 'maxParallelChildren' | 'staleAfterMs'>,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {
     this.children = new ChildKeys(keys);
