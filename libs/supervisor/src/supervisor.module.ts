@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
+import { ObjectStoreModule } from '@vigil/object-store';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskArchiveWriter, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';
@@ -24,7 +25,7 @@ export class SupervisorModule {
     return {
       module: SupervisorModule,
       // The gateway is global: one per process, whoever imports ToolsModule first.
-      imports: [TasksModule, KindsModule, ToolsModule, queues, lifecycle],
+      imports: [TasksModule, KindsModule, ToolsModule, ObjectStoreModule, queues, lifecycle],
       providers: [
         {
           provide: 'WATCHER_ID',
