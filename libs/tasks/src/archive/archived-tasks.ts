@@ -55,8 +55,8 @@ export class ArchivedTasks {
   private unboundReported = false;
 
   constructor(
-    // Optional only while the object store's module is not wired into every app that reads tasks:
-    // without one, no task is archived and none is looked up (said once in the log).
+    // Optional because every app loads TasksModule, and only the API and the Watcher bind an
+    // object store (ObjectStoreModule); a process without one never finds an archive (said once).
     @Optional() @Inject(OBJECT_STORE) private readonly store?: ObjectStore,
   ) {}
 
