@@ -12,6 +12,7 @@ import { ResumeTaskUseCase } from './resume-task.use-case';
 import { StopTaskUseCase } from './stop-task.use-case';
 import { StartChildTaskUseCase } from './start-child-task.use-case';
 import { ListChildrenUseCase } from './list-children.use-case';
+import { ListArtifactsUseCase } from './list-artifacts.use-case';
 import { TaskLogs } from './task-logs';
 
 const USE_CASES = [
@@ -24,6 +25,7 @@ const USE_CASES = [
   GetTaskReportUseCase,
   StartChildTaskUseCase,
   ListChildrenUseCase,
+  ListArtifactsUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

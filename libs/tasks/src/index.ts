@@ -13,6 +13,7 @@ export * from './history/history.types';
 export * from './history/finding';
 export * from './history/user-message';
 export * from './history/task-context.store';
+export * from './history/log-page';
 export * from './history/step-recorder';
 export * from './history/write-journal';
 export * from './history/message-log';

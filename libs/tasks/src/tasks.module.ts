@@ -1,4 +1,6 @@
 import { Module } from '@nestjs/common';
+import { ArchivedTasks } from './archive/archived-tasks';
+import { ReadableTasks } from './archive/readable-tasks';
 import { RetentionPolicy } from './archive/retention-policy';
 import { ChildTaskRepository } from './children/child-task.repository';
 import { ControlSignals } from './control-signals';
@@ -26,6 +28,8 @@ const STORES = [
   TaskReportReader,
   ConversationStore,
   ChildTaskRepository,
+  ArchivedTasks,
+  ReadableTasks,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

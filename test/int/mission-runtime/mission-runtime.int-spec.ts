@@ -17,9 +17,11 @@ import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } fr
 import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
+  ArchivedTasks,
   ChildTaskRepository,
   ControlSignals,
   InvalidTaskInputError,
+  ReadableTasks,
   redisTaskLifecycle,
   SpendLedger,
   StepRecorder,
@@ -98,7 +100,12 @@ describe('missions on the runtime', () => {
         new ChildTaskRepository(ctx.redis, ctx.keys, config),
         lifecycle,
       ),
-      input: new ProvideInputUseCase(tasks, lifecycle, journal),
+      input: new ProvideInputUseCase(
+        tasks,
+        lifecycle,
+        journal,
+        new ReadableTasks(tasks, new ArchivedTasks()),
+      ),
       checks,
       retries: new RetryPublisher(
         lifecycle,

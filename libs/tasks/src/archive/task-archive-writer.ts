@@ -2,16 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { OBJECT_STORE, ObjectKeys, type ObjectStore } from '@vigil/object-store';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { ChildKeys } from '../children/child-keys';
-import { readFinding } from '../history/finding';
-import type { ActionRecord, JournalEntry } from '../history/history.types';
-import { buildTaskReport } from '../report/build-report';
-import { decodeTask } from '../task-codec';
 import type { TaskRecord } from '../task.types';
+import { readTaskForArchive } from './read-task-for-archive';
 import { decodeArchive, encodeArchive } from './task-archive.codec';
 import type { TaskArchivePayload } from './task-archive.types';
-
-type Replies = [Error | null, unknown][] | null;
 
 /** What a finished task was archived as: its record (for the removal's guard) and the object's size. */
 export interface WrittenArchive {
@@ -39,61 +33,15 @@ export class ArchiveWriteError extends Error {
  */
 @Injectable()
 export class TaskArchiveWriter {
-  private readonly children: ChildKeys;
-
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
-  ) {
-    this.children = new ChildKeys(keys);
-  }
+  ) {}
 
   /** The archive's payload as Redis holds it now, or null when the task is gone. */
-  async collect(taskId: string, expiredAt: number): Promise<TaskArchivePayload | null> {
-    const k = this.keys;
-    const replies: Replies = await this.redis
-      .pipeline()
-      .hgetall(k.task(taskId))
-      .lrange(k.actions(taskId), 0, -1)
-      .lrange(k.findings(taskId), 0, -1)
-      .lrange(k.messages(taskId), 0, -1)
-      .hgetall(k.outputs(taskId))
-      .hgetall(k.journal(taskId))
-      .smembers(k.doneSteps(taskId))
-      .lrange(this.children.all(taskId), 0, -1)
-      .exec();
-    const value = <T>(i: number): T => {
-      const [error, result] = replies?.[i] ?? [new Error('no reply'), null];
-      if (error) throw error;
-      return result as T;
-    };
-    const record = value<Record<string, string>>(0);
-    const task = decodeTask(record);
-    if (!task) return null;
-    const actions = value<string[]>(1);
-    const findings = value<string[]>(2);
-    const journal = value<Record<string, string>>(5);
-    return {
-      taskId,
-      tenantId: task.tenantId,
-      expiredAt,
-      record,
-      actions,
-      findings,
-      messages: value<string[]>(3),
-      outputs: value<Record<string, string>>(4),
-      journal,
-      doneSteps: value<string[]>(6).sort(),
-      children: value<string[]>(7),
-      report: buildTaskReport({
-        task,
-        actions: actions.map((raw) => JSON.parse(raw) as ActionRecord),
-        findings: findings.map((raw) => readFinding(JSON.parse(raw) as unknown)),
-        journal: new Map(Object.entries(journal).map(([key, raw]) => [key, JSON.parse(raw) as JournalEntry])),
-      }),
-      artifacts: [],
-    };
+  collect(taskId: string, expiredAt: number): Promise<TaskArchivePayload | null> {
+    return readTaskForArchive(this.redis, this.keys, taskId, expiredAt);
   }
 
   /**

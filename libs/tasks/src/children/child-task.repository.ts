@@ -85,17 +85,20 @@ export class ChildTaskRepository {
 
   /** The parent's children, oldest first (one pipeline: they share the parent's slot). */
   async list(parentId: string): Promise<TaskRecord[]> {
-    const ids = await this.ids(parentId);
+    const records = await this.records(await this.ids(parentId));
+    return records.filter((task): task is TaskRecord => task !== null);
+  }
+
+  /** The records of children of one parent, in the order given; null for one Redis no longer holds. */
+  async records(ids: readonly string[]): Promise<(TaskRecord | null)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.task(id));
     const replies = (await pipeline.exec()) ?? [];
-    return replies
-      .map(([error, hash]) => {
-        if (error) throw error;
-        return decodeTask(hash as Record<string, string>);
-      })
-      .filter((task): task is TaskRecord => task !== null);
+    return replies.map(([error, hash]) => {
+      if (error) throw error;
+      return decodeTask(hash as Record<string, string>);
+    });
   }
 
   /** True while a child waits for a place: its first slice must not be published. */
