@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { METRICS_REGISTRY } from '@vigil/platform';
+import { ArchiveMetrics, METRICS_REGISTRY } from '@vigil/platform';
 import { CLOCKS_CONFIG, ClockConfig, STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
 import { RetentionSweep, SupervisorSweep } from '@vigil/supervisor';
 
@@ -22,8 +22,6 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
 
   private readonly duration: Histogram;
   private readonly decisions: Counter<'decision'>;
-  private readonly archived: Counter;
-  private readonly archiveFailures: Counter;
 
   constructor(
     private readonly sweep: SupervisorSweep,
@@ -31,17 +29,8 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
     @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
     @Inject(STORAGE_CONFIG) private readonly storage: StorageConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly archives: ArchiveMetrics,
   ) {
-    this.archived = new Counter({
-      name: 'vigil_archived_total',
-      help: 'Finished tasks whose retention ran out and that left Redis (archived, or deleted with ARCHIVE=off)',
-      registers: [registry],
-    });
-    this.archiveFailures = new Counter({
-      name: 'vigil_archive_failures_total',
-      help: 'Archive writes that failed or did not read back; the task stays in Redis and is tried again',
-      registers: [registry],
-    });
     this.duration = new Histogram({
       name: 'vigil_sweep_duration_seconds',
       help: 'Time one Watcher sweep took',
@@ -72,8 +61,8 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
       this.retentionRunning = this.retention
         .tick()
         .then((report) => {
-          this.archived.inc(report.archived + report.deleted);
-          this.archiveFailures.inc(report.failed);
+          this.archives.archived(report.archived + report.deleted);
+          this.archives.failed(report.failed);
         })
         .catch((error: unknown) => this.logger.error(`retention sweep failed: ${String(error)}`))
         .finally(() => this.scheduleRetention(this.clocks.watcherIntervalMs));

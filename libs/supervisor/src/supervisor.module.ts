@@ -4,6 +4,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
 import { ObjectStoreModule } from '@vigil/object-store';
+import { ArchiveMetrics } from '@vigil/platform';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskArchiveWriter, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';
@@ -40,8 +41,10 @@ export class SupervisorModule {
         SupervisorSweep,
         TaskArchiveWriter,
         RetentionSweep,
+        // Retention's counters: the Watcher archives finished tasks.
+        ArchiveMetrics,
       ],
-      exports: [SupervisorSweep, RetentionSweep, TaskSupervisor, LeaseService],
+      exports: [SupervisorSweep, RetentionSweep, TaskSupervisor, LeaseService, ArchiveMetrics],
     };
   }
 }
