@@ -97,6 +97,17 @@ module.exports = {
       to: { path: '^libs/testing/' },
     },
     {
+      name: 'telemetry-is-a-leaf',
+      comment:
+        'libs/telemetry (the Tracing interface, derived trace ids, the OpenTelemetry SDK) is imported ' +
+        'by every layer, from the Watcher to the tools. Importing any other Vigil library back would ' +
+        'make cycles and pull that library into processes that only wanted to trace; what it needs ' +
+        '(the secret scrubber, its settings) is handed to createTracing by libs/platform.',
+      severity: 'error',
+      from: { path: '^libs/telemetry/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/telemetry/' },
+    },
+    {
       name: 'no-circular-imports',
       severity: 'error',
       comment:

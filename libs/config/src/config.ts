@@ -123,9 +123,47 @@ export interface VigilConfig {
   maxInlineOutputBytes: number;
   /** Expired tasks one sweep archives per shard before it yields. */
   archiveBatchSize: number;
+  /**
+   * Where traces go (docs/observability.md, "Pointing Vigil at a collector"):
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT. Unset (or
+   * OTEL_SDK_DISABLED=true): tracing is off and the OpenTelemetry SDK is never loaded.
+   */
+  otelEndpoint: string | undefined;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the spec's default). */
+  otelProtocol: OtelProtocol;
+  /** OTEL_SERVICE_NAME; unset, each app is `vigil-<app>`. */
+  otelServiceName: string | undefined;
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: prompts and tool arguments and results on spans. */
+  otelCaptureContent: boolean;
   logLevel: string;
   /** `json` (default, for machines) or `pretty` (for people: start:all uses it). */
   logFormat: 'json' | 'pretty';
+}
+
+export const OTEL_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtelProtocol = (typeof OTEL_PROTOCOLS)[number];
+
+/** The standard OTLP variables Vigil reads itself; the SDK reads the rest (headers, OTEL_BSP_*, timeouts). */
+function readOtel(
+  env: Env,
+): Pick<VigilConfig, 'otelEndpoint' | 'otelProtocol' | 'otelServiceName' | 'otelCaptureContent'> {
+  const disabled = readBool(env, 'OTEL_SDK_DISABLED', false);
+  const tracesEndpoint = readUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', undefined, ['http:', 'https:']);
+  const endpoint = readUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', undefined, ['http:', 'https:']);
+  const protocolVariable = readOptional(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = readString(env, protocolVariable, 'http/protobuf');
+  if (!(OTEL_PROTOCOLS as readonly string[]).includes(protocol))
+    throw new ConfigError(
+      `${protocolVariable} must be ${OTEL_PROTOCOLS.join(' or ')} (grpc is not supported), got "${protocol}"`,
+    );
+  return {
+    otelEndpoint: disabled ? undefined : (tracesEndpoint ?? endpoint),
+    otelProtocol: protocol as OtelProtocol,
+    otelServiceName: readOptional(env, 'OTEL_SERVICE_NAME'),
+    otelCaptureContent: readBool(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', false),
+  };
 }
 
 const DEFAULT_API_KEYS = 'local:local-dev-key';
@@ -289,5 +327,6 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     archiveBatchSize: readInt(env, 'ARCHIVE_BATCH_SIZE', 50, 1, 10_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
+    ...readOtel(env),
   };
 }
