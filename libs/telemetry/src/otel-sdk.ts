@@ -3,7 +3,7 @@ import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/expor
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { ATTR_SERVICE_NAME, ATTR_SERVICE_VERSION } from '@opentelemetry/semantic-conventions';
-import type { TracingSettings, TracingTarget } from './create-tracing';
+import type { TracingSettings, TracingTarget } from './tracing-settings';
 import { OtelTracing } from './otel-tracing';
 import { PinnedIds } from './pinned-ids';
 
