@@ -52,6 +52,8 @@ export interface ToolContext<Input = unknown> {
   services: KindServices;
   /** The external system reported progress on the call in flight: counts as a heartbeat. */
   onProgress?: () => void;
+  /** W3C `traceparent` of the call's span when traces are on: sent with outgoing requests (docs/observability.md). */
+  traceparent?: string;
 }
 
 /**

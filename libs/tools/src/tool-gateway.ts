@@ -47,6 +47,11 @@ export interface ToolCallOptions {
   idempotencyKey?: string;
   /** The server reported progress (MCP `notifications/progress`): counts as a heartbeat. */
   onProgress?: () => void;
+  /**
+   * W3C `traceparent` of the call's span when traces are on: an HTTP tool's header, an MCP
+   * call's `_meta.traceparent` (and header over streamable HTTP) — docs/observability.md.
+   */
+  traceparent?: string;
 }
 
 export interface ToolCallOutput {

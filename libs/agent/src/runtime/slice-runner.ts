@@ -14,6 +14,7 @@ import {
   TaskRepository,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
+import { GEN_AI, NOOP_SPAN, VIGIL, type TraceSpan } from '@vigil/telemetry';
 import { scriptedPlanOf } from '../models/scripted-plan';
 import { ActiveSlices, DrainDeadlineError } from './active-slices';
 import { HungCallError } from './call-watchdog';
@@ -60,7 +61,42 @@ export class SliceRunner {
   async run(job: SliceJob): Promise<SliceOutcome> {
     const claimed = await this.claim(job);
     if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
+    const span = this.sliceSpan(claimed.task, job);
+    try {
+      const outcome = await this.runClaimed(claimed, job, span);
+      span.set({ [VIGIL.sliceOutcome]: outcome });
+      return outcome;
+    } catch (error) {
+      span.fail(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
 
+  /** The slice's span, under its attempt's (docs/observability.md, "Spans and attributes"). */
+  private sliceSpan(task: TaskRecord, job: SliceJob): TraceSpan {
+    const { tracing } = this.services;
+    if (!tracing.enabled) return NOOP_SPAN;
+    return tracing.start(
+      'vigil.slice',
+      { taskId: task.id, attempt: job.attempt },
+      {
+        attributes: {
+          [VIGIL.taskId]: task.id,
+          [VIGIL.kind]: task.kind,
+          [VIGIL.attempt]: job.attempt,
+          [VIGIL.slice]: job.slice,
+          [VIGIL.model]: task.model,
+          [VIGIL.workerId]: this.services.workerId,
+          [GEN_AI.operationName]: 'invoke_agent',
+          [GEN_AI.agentName]: task.kind,
+        },
+      },
+    );
+  }
+
+  private async runClaimed(claimed: ClaimedSlice, job: SliceJob, span: TraceSpan): Promise<SliceOutcome> {
     const { task } = claimed;
     let session: SliceSession | undefined;
     const controller = this.active.register(task.id, job.attempt, () => session?.inFlight ?? null);
@@ -95,7 +131,16 @@ export class SliceRunner {
         task.children && this.services.childTasks
           ? childrenSection(await this.services.childTasks.list(task.id))
           : '';
-      const created = this.createSession(claimed, job, controller, heartbeat, bound, tools, childrenSummary);
+      const created = this.createSession(
+        claimed,
+        job,
+        controller,
+        heartbeat,
+        bound,
+        tools,
+        childrenSummary,
+        span,
+      );
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
@@ -185,6 +230,7 @@ export class SliceRunner {
     bound: BoundKind,
     tools: KindTool[],
     childrenSummary: string,
+    span: TraceSpan,
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
     const { task, context } = claimed;
     const { attempt, slice } = job;
@@ -218,6 +264,7 @@ export class SliceRunner {
         context,
         signal: controller.signal,
         childrenSummary,
+        span,
       },
       ledger: this.services.stepLedger({
         taskId: task.id,
@@ -228,7 +275,7 @@ export class SliceRunner {
         writer: randomUUID(),
         codeVersion: CODE_VERSION.label,
       }),
-      model: this.services.paidModelCall(task, attempt, provider),
+      model: this.services.paidModelCall(task, attempt, provider, span),
       hooks: {
         onStepRecorded: () => heartbeat.touch(),
         onToolProgress: progressHeartbeat(heartbeat, progressBeat),

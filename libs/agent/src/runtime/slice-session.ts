@@ -1,5 +1,6 @@
 import { startsChildren, type KindTool, type ToolContext } from '@vigil/kinds';
 import { subtaskStepKey, type InFlightCall } from '@vigil/tasks';
+import { NOOP_TRACING, type TraceSpan, type Tracing } from '@vigil/telemetry';
 import type { ToolCall, ToolSpec } from '../models/model-provider';
 import {
   BUILTIN_TOOLS,
@@ -8,6 +9,7 @@ import {
   isBuiltinTool,
   parseBuiltin,
 } from './builtin-tools';
+import { endToolCallSpan, startToolCallSpan } from './call-spans';
 import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
@@ -41,6 +43,9 @@ export class SliceSession {
   private lastError = '';
   /** A child was started in the model turn being played: the slice ends with the turn. */
   private startedChild = false;
+  private readonly tracing: Tracing;
+  /** The span of the tool call being played, ended when its step is recorded. */
+  private toolSpan?: { span: TraceSpan; effect: 'read' | 'write' | 'builtin' };
 
   constructor({ slice, ledger, model, hooks, services }: SliceSessionDeps) {
     this.slice = slice;
@@ -70,6 +75,7 @@ export class SliceSession {
       { trim: style === 'bounded' },
     );
     this.calls = new CallsInFlight(services.watchdog, hooks.onHungCall);
+    this.tracing = services.tracing ?? NOOP_TRACING;
   }
 
   async run(): Promise<SliceResult> {
@@ -152,8 +158,12 @@ export class SliceSession {
     reservedUsd: number,
   ): Promise<SliceResult | undefined> {
     const args = call.args ?? {};
-    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd, reservedUsd);
     const tool = this.tools.get(call.name);
+    if (this.tracing.enabled && this.slice.span) {
+      const effect = isBuiltinTool(call.name) ? 'builtin' : (tool?.effect ?? 'read');
+      this.toolSpan = { span: startToolCallSpan(this.tracing, this.slice.span, call, effect), effect };
+    }
+    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd, reservedUsd);
     if (!tool) {
       const outcome = failure(`unknown tool ${call.name}`);
       return this.recordStep({ tool: call.name, args, outcome, started, costUsd, reservedUsd, call });
@@ -169,6 +179,9 @@ export class SliceSession {
       services: this.slice.kindServices,
     };
     if (this.hooks.onToolProgress) toolContext.onProgress = this.hooks.onToolProgress;
+    // Outgoing HTTP tools, MCP over HTTP: the tool's server joins the task's trace.
+    const traceparent = this.toolSpan?.span.traceparent();
+    if (traceparent) toolContext.traceparent = traceparent;
     const watched = this.calls.begin('tool', call.name, timeoutMs);
     let outcome: ToolOutcome;
     try {
@@ -266,6 +279,10 @@ export class SliceSession {
     const consecutiveErrors = await this.ledger.record(done);
     this.hooks.onStepRecorded?.();
     const { outcome, call } = done;
+    if (this.toolSpan && call) {
+      endToolCallSpan(this.tracing, this.toolSpan.span, outcome, this.toolSpan.effect);
+      this.toolSpan = undefined;
+    }
     if (call) {
       const payload = outcome.ok
         ? (outcome.shown ?? outcome.result ?? { ok: true })

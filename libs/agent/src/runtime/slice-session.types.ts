@@ -1,5 +1,6 @@
 import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
 import type { FailureReason, InFlightCall, SliceContext, TaskRecord, UnresolvedWrite } from '@vigil/tasks';
+import type { TraceSpan, Tracing } from '@vigil/telemetry';
 import type { CallWatchdog } from './call-watchdog';
 import type { ChildTaskStarter } from './child-tasks';
 import type { OutputClaimCheck } from './output-claim-check';
@@ -38,6 +39,8 @@ export interface SliceData {
   signal: AbortSignal;
   /** What the parent is told of its children's results (children-section), when it has any. */
   childrenSummary?: string;
+  /** The slice's span: each tool call is a span under it (docs/observability.md). */
+  span?: TraceSpan;
   /** `bounded` unless a bench asks for the prompt as it was before (docs/models.md, "Prompts that stay bounded"). */
   promptStyle?: PromptStyle;
 }
@@ -63,6 +66,8 @@ export interface SessionServices {
   children?: ChildTaskStarter;
   /** Stores tool outputs too large for Redis and records a reference (the Worker always has it). */
   outputs?: Pick<OutputClaimCheck, 'bound'>;
+  /** Traces; absent, none. */
+  tracing?: Tracing;
 }
 
 export interface SliceSessionDeps {

@@ -24,6 +24,7 @@ export function missionTool(tool: ExternalTool): KindTool<MissionInput> {
       ? { idempotencyKey: idempotencyKeyOf(context.taskId, tool.stepKey(args)) }
       : {}),
     ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+    ...(context.traceparent ? { traceparent: context.traceparent } : {}),
   });
   const lookup = tool.lookup?.bind(tool);
   return {

@@ -74,6 +74,7 @@ export class HttpTool implements ExternalTool {
     if (this.entry.write && this.entry.idempotencyHeader && options.idempotencyKey) {
       request.headers[this.entry.idempotencyHeader] = options.idempotencyKey;
     }
+    if (options.traceparent) request.headers.traceparent = options.traceparent;
     const response = await sendOutbound(
       this.catalogName,
       request,
@@ -127,10 +128,11 @@ export class HttpTool implements ExternalTool {
     if (!options.idempotencyKey) throw new ToolCallError(`${where}: needs the write's idempotency key`);
     const template = fillVariables(lookup.url, this.settings.env, `httpTools.${this.catalogName}.lookup.url`);
     const { url } = fillUrl(template, { ...args, idempotencyKey: options.idempotencyKey }, where);
-    const headers = {
+    const headers: Record<string, string> = {
       accept: 'application/json',
       ...fillRecord(this.entry.headers, this.settings.env, `httpTools.${this.catalogName}.headers`),
     };
+    if (options.traceparent) headers.traceparent = options.traceparent;
     const response = await sendOutbound(
       where,
       { method: lookup.method, url, headers },

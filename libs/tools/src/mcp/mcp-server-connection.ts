@@ -1,6 +1,7 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { traceHeaderFetch } from './trace-header-fetch';
 import {
   CallToolResult,
   CallToolResultSchema,
@@ -179,6 +180,7 @@ export class McpServerConnection {
         new URL(fillVariables(this.entry.url, this.env, `${where}.url`)),
         {
           requestInit: { headers: fillRecord(this.entry.headers, this.env, `${where}.headers`) },
+          fetch: traceHeaderFetch(),
         },
       );
     }

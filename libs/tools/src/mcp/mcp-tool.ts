@@ -20,6 +20,14 @@ import type { McpServerConnection } from './mcp-server-connection';
 /** The `_meta` key that carries a write's idempotency key to an MCP server. */
 export const IDEMPOTENCY_META_KEY = 'vigil/idempotencyKey';
 
+/** Trace context in `_meta`, as OpenTelemetry's MCP conventions carry it (docs/observability.md). */
+function metaOf(options: ToolCallOptions, idempotent: boolean): Record<string, string> | undefined {
+  const meta: Record<string, string> = {};
+  if (idempotent && options.idempotencyKey) meta[IDEMPOTENCY_META_KEY] = options.idempotencyKey;
+  if (options.traceparent) meta.traceparent = options.traceparent;
+  return Object.keys(meta).length > 0 ? meta : undefined;
+}
+
 /** A server's description, bounded: it goes into every prompt that offers the tool. */
 const DESCRIPTION_LIMIT = 1_000;
 
@@ -74,9 +82,10 @@ export class McpTool implements ExternalTool {
   async call(args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutput> {
     const sent = this.withIdempotencyArgument(args, options.idempotencyKey);
     this.checkArguments(sent);
+    const meta = metaOf(options, true);
     const result = await this.connection.callTool(this.definition.name, sent, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
-      ...(options.idempotencyKey ? { meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {}),
+      ...(meta ? { meta } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     const text = mcpResultText(result);
@@ -93,8 +102,10 @@ export class McpTool implements ExternalTool {
     if (!options.idempotencyKey) throw new ToolCallError(`${where}: needs the write's idempotency key`);
     const values = { ...args, idempotencyKey: options.idempotencyKey };
     const lookupArgs = fillArguments(lookup.arguments, values, where) as Record<string, unknown>;
+    const meta = metaOf(options, false);
     const result = await this.connection.callTool(lookup.tool, lookupArgs, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
+      ...(meta ? { meta } : {}),
     });
     if (result.isError) throw new ToolCallError(`${where} (${lookup.tool}) failed: ${mcpResultText(result)}`);
     return mcpLookupFound(result, lookup.found);
