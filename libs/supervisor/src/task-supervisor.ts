@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCKS_CONFIG, LIMITS_CONFIG, type ClockConfig, type LimitsConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
@@ -12,6 +12,8 @@ import {
   TaskRecord,
   TaskRepository,
 } from '@vigil/tasks';
+import { NOOP_TRACING, TRACING, type Tracing } from '@vigil/telemetry';
+import { decisionSpan, traceVerification } from './decision-spans';
 import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
@@ -59,6 +61,7 @@ export class TaskSupervisor {
     @Inject(LIMITS_CONFIG) limits: Pick<LimitsConfig, 'taskMaxDurationMs'>,
     @Inject('WATCHER_ID') private readonly watcherId: string,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {
     const { staleAfterMs, heartbeatIntervalMs, humanWaitTimeoutMs } = clocks;
     this.decisionLimits = {
@@ -126,11 +129,19 @@ export class TaskSupervisor {
         await this.tasks.deferSweep(task, 'expiry', decision.at);
         return this.act(task, decision.then, lease, now);
       case 'fail':
+        decisionSpan(this.tracing, task, 'fail', {
+          'vigil.limit.clock': decision.clock,
+          'vigil.limit.detail': decision.detail,
+        }).end();
         await this.retries.failForLimit(task, decision.detail, lease, decision.clock);
         return 'failed';
       case 'recover':
         return this.recover(task, decision.reason, decision.detail, lease, now);
       case 'request_abort':
+        decisionSpan(this.tracing, task, 'request_abort', {
+          'vigil.call.kind': decision.call.kind,
+          'vigil.call.name': decision.call.name,
+        }).end();
         await this.signals.publish({ taskId: task.id, action: 'abort_call', attempt: task.attempt });
         await this.tasks.deferSweep(task, 'calls', decision.lookAgainAt);
         this.logger.warn(
@@ -154,6 +165,10 @@ export class TaskSupervisor {
     now: number,
   ): Promise<InspectionOutcome> {
     this.recoveries.inc({ reason });
+    decisionSpan(this.tracing, task, 'recover', {
+      'vigil.recovery.reason': reason,
+      'vigil.recovery.detail': detail,
+    }).end();
     await this.lifecycle.recover(task, { reason, detail, lease, now });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
@@ -190,7 +205,16 @@ export class TaskSupervisor {
 
   /** Only evidence promotes a task: its exit criteria, checked against the external system. */
   private async verify(task: TaskRecord, lease: Lease, now: number): Promise<InspectionOutcome> {
-    const run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
+    const span = decisionSpan(this.tracing, task, 'verify', {});
+    let run: Awaited<ReturnType<ExitCheckRunner['run']>>;
+    try {
+      run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
+    } catch (error) {
+      span.fail(error);
+      span.end();
+      throw error;
+    }
+    traceVerification(this.tracing, span, run);
     if (run.unavailable.length > 0) {
       await this.tasks.deferSweep(task, 'verifying', now + this.clocks.watcherIntervalMs);
       this.logger.warn(
