@@ -135,7 +135,12 @@ export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
   readonly exports: ReceivedExport[] = [];
   readonly errors: string[] = [];
+  /** Spans received, kept or not. */
+  count = 0;
   private server?: Server;
+
+  /** `keepSpans: false` (a bench's long run): decode and count, keep nothing. */
+  constructor(private readonly options: { keepSpans?: boolean } = {}) {}
 
   async listen(): Promise<string> {
     this.server = createServer((req, res) => {
@@ -152,8 +157,12 @@ export class OtlpReceiver {
             encoding === 'protobuf'
               ? (ExportRequest.toObject(ExportRequest.decode(body), { longs: String }) as Any)
               : (JSON.parse(body.toString()) as Any);
-          this.spans.push(...spansOf(request));
-          this.exports.push({ encoding, path: req.url, headers: req.headers });
+          const spans = spansOf(request);
+          this.count += spans.length;
+          if (this.options.keepSpans !== false) {
+            this.spans.push(...spans);
+            this.exports.push({ encoding, path: req.url, headers: req.headers });
+          }
           if (encoding === 'protobuf') res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
           else res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         } catch (error) {
