@@ -81,7 +81,7 @@ export const runTracingBench: Bench = async ({ quick, distDir, log }) => {
         value: round(median(cpu.on) - median(cpu.off), 4),
         unit: 'worker CPU ms per step (traced − untraced)',
         note:
-          'The worker process\'s CPU time per recorded step with traces exported minus without, medians over the ' +
+          "The worker process's CPU time per recorded step with traces exported minus without, medians over the " +
           'same runs; wall time per step is in the details.',
         details: {
           untracedCpuMsPerStep: round(median(cpu.off), 4),

@@ -24,7 +24,12 @@ async function packagesLoadedBy(
   const port = await freePort();
   const child = AppProcess.start(
     app,
-    ctx.env({ ...env, [portVariable]: String(port), NODE_OPTIONS: `--require ${PROBE}`, LOADED_MODULES_FILE: file }),
+    ctx.env({
+      ...env,
+      [portVariable]: String(port),
+      NODE_OPTIONS: `--require ${PROBE}`,
+      LOADED_MODULES_FILE: file,
+    }),
   );
   try {
     await child.waitFor(new RegExp(`vigil-${app} ready on port ${port}`));

@@ -1,5 +1,5 @@
 import { providerOf, type VigilConfig } from '@vigil/config';
-import type { TraceSpan } from '@vigil/telemetry';
+import { VIGIL, type TraceSpan } from '@vigil/telemetry';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
 import { estimateCostUsd, priceOf, worstCasePrice, type Price } from '../models/price-table';
 import type { SpendMetrics } from '../models/spend-metrics';
@@ -82,7 +82,7 @@ export class PaidModelCall {
     } catch (error) {
       // A failed call that was billed shows what it was charged: the spans' costs add up to spentUsd.
       if (error instanceof ChargedModelError)
-        span.set({ 'vigil.cost_usd': error.charge.costUsd, 'vigil.reserved_usd': error.charge.reservedUsd });
+        span.set({ [VIGIL.costUsd]: error.charge.costUsd, [VIGIL.reservedUsd]: error.charge.reservedUsd });
       span.fail(
         error instanceof ChargedModelError ? error.original : error,
         moneyPauseOf(error)?.pauseReason,
@@ -101,7 +101,7 @@ export class PaidModelCall {
     // Every prompt token at the dearest input rate: a cache write costs more than plain input.
     const grant = await this.money.reserve(request, worstCasePrice(price));
     request.maxTokens = grant.maxTokens;
-    span?.event('vigil.reserved', { 'vigil.reserved_usd': grant.grantedUsd });
+    span?.event('vigil.reserved', { [VIGIL.reservedUsd]: grant.grantedUsd });
     let reply: GenerateResult;
     try {
       reply = await this.call(request, calls);
