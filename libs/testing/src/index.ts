@@ -7,6 +7,7 @@ export * from './vigil-stack';
 export * from './free-port';
 export * from './webhook-receiver';
 export * from './otlp-receiver';
+export * from './memory-tracing';
 export * from './anthropic-fake';
 export * from './redis-cluster';
 export * from './providers/billing-fakes';
