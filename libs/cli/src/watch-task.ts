@@ -43,7 +43,8 @@ class WatchView {
     printer.line(
       `task ${task.id}: "${task.title ?? ''}" (${task.kind ?? 'unknown kind'}), ${statusText(task)}`,
     );
-    this.drawProgress();
+    // A task that already stands still gets its outcome only.
+    if (exitCodeOf(task.status) === undefined) this.drawProgress();
   }
 
   event(frame: TaskEventFrame): void {

@@ -36,7 +36,7 @@ export async function probeRedis(target: RedisTarget, timeoutMs: number): Promis
         })
       : new Redis(target.redisUrl, nodeOptions);
   let lastError: unknown;
-  // The client also emits what connect() rejects with; kept to explain a rejection that says less.
+  // The client emits the connection's own error before connect() rejects with a vaguer one.
   redis.on('error', (error: unknown) => (lastError = error));
   try {
     await redis.connect();
@@ -45,8 +45,9 @@ export async function probeRedis(target: RedisTarget, timeoutMs: number): Promis
     const policy = (await redis.config('GET', 'maxmemory-policy').catch(() => [])) as string[];
     return { version: field(info, 'redis_version') ?? 'unknown', maxmemoryPolicy: policy[1] };
   } catch (error) {
-    const detail = lastError instanceof Error && lastError !== error ? ` (${lastError.message})` : '';
-    throw new Error(`${(error as Error).message}${detail}`, { cause: error });
+    // ioredis rejects with "Connection is closed."; the emitted error says why (ECONNREFUSED …).
+    const cause = lastError instanceof Error ? lastError : error;
+    throw new Error((cause as Error).message, { cause: error });
   } finally {
     redis.disconnect();
   }
