@@ -32,6 +32,18 @@ export const SLICE_JOB_RETENTION: JobRetention = {
 /** Wake-ups: as slice jobs; the indexes, not the jobs, say which task needs a decision. */
 export const WAKE_JOB_RETENTION: JobRetention = SLICE_JOB_RETENTION;
 
+/** A retention whose completed jobs stay `ms` (FINISHED_JOB_RETENTION_MS), failed ones at least as long. */
+export function withCompletedAge(retention: JobRetention, ms: number): JobRetention {
+  const age = Math.max(1, Math.ceil(ms / 1000));
+  return {
+    completed: { ...retention.completed, age },
+    failed: {
+      ...retention.failed,
+      age: Math.max(age, 'age' in retention.failed ? (retention.failed.age ?? 0) : 0),
+    },
+  };
+}
+
 /** The BullMQ job options of a retention. */
 export function removalOptions(retention: JobRetention): {
   removeOnComplete: KeepJobs;
