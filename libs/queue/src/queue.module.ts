@@ -6,7 +6,13 @@ import { RedisKeys } from '@vigil/redis';
 import { bullConnection } from './bull-connection';
 import { TURN_QUEUES, SliceQueue } from './slice-queue';
 import { WAKE_QUEUES, WakeQueue } from './wake-queue';
-import { SLICE_JOB_RETENTION, SLICE_RETENTION, WAKE_RETENTION, withCompletedAge } from './job-retention';
+import {
+  QUEUE_STREAMS,
+  SLICE_JOB_RETENTION,
+  SLICE_RETENTION,
+  WAKE_RETENTION,
+  withCompletedAge,
+} from './job-retention';
 
 /** Registers the slice and wake queues of every shard through @nestjs/bullmq. */
 @Module({})
@@ -18,7 +24,9 @@ export class QueueModule {
     const names = keys.allShards().map((shard) => keys.sliceQueueName(shard));
     const wakeNames = keys.allShards().map((shard) => keys.wakeQueueName(shard));
     const connection = bullConnection(config);
-    const queues = BullModule.registerQueue(...[...names, ...wakeNames].map((name) => ({ name })));
+    const queues = BullModule.registerQueue(
+      ...[...names, ...wakeNames].map((name) => ({ name, streams: QUEUE_STREAMS })),
+    );
     return {
       module: QueueModule,
       imports: [BullModule.forRoot({ connection, prefix: config.keyPrefix }), queues],
