@@ -66,6 +66,7 @@ export const SECTION_FIELDS = {
     's3ForcePathStyle',
     'maxInlineOutputBytes',
     'archiveBatchSize',
+    'finishedJobRetentionMs',
   ],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],
 } as const satisfies Record<string, readonly (keyof VigilConfig)[]>;
