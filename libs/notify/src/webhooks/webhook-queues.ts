@@ -35,16 +35,14 @@ export class WebhookQueues {
     private readonly retention: JobRetention = WEBHOOK_JOB_RETENTION,
   ) {
     const connection = bullConnection(redisConfig);
-    this.queues = keys
-      .allShards()
-      .map(
-        (shard) =>
-          new Queue<WebhookJob>(keys.webhookQueueName(shard), {
-            connection,
-            prefix: redisConfig.keyPrefix,
-            streams: QUEUE_STREAMS,
-          }),
-      );
+    this.queues = keys.allShards().map(
+      (shard) =>
+        new Queue<WebhookJob>(keys.webhookQueueName(shard), {
+          connection,
+          prefix: redisConfig.keyPrefix,
+          streams: QUEUE_STREAMS,
+        }),
+    );
   }
 
   queueFor(taskId: string): Queue<WebhookJob> {
