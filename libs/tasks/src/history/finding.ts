@@ -38,7 +38,9 @@ export function readFinding(raw: unknown): Finding {
       title: record.title,
       body,
       ...(record.data !== undefined ? { data: record.data } : {}),
-      ...(Array.isArray(record.artifacts) ? { artifacts: record.artifacts.filter((id) => typeof id === 'string') } : {}),
+      ...(Array.isArray(record.artifacts)
+        ? { artifacts: record.artifacts.filter((id) => typeof id === 'string') }
+        : {}),
       attempt,
       at,
     };
