@@ -73,7 +73,8 @@ export class TaskArtifactsController {
     res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
     res.setHeader('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename="${filename}"`);
     // Sandboxed: opened anyway, it runs no script, on no origin, and loads nothing.
-    if (!inline) res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; frame-ancestors 'none'");
+    if (!inline)
+      res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; frame-ancestors 'none'");
     res.status(200).end(body);
   }
 }

@@ -41,11 +41,7 @@ describe('MCP images become artifacts, never base64 in Redis', () => {
   const { lifecycle } = redisLifecycle(ctx);
   const executor = new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys));
   const outputs = new OutputClaimCheck(store, { maxInlineOutputBytes: 65_536, maxArtifactBytes: 1_000_000 });
-  const artifacts = new ArtifactList(
-    ctx.redis,
-    ctx.keys,
-    new ReadableTasks(tasks, new ArchivedTasks(store)),
-  );
+  const artifacts = new ArtifactList(ctx.redis, ctx.keys, new ReadableTasks(tasks, new ArchivedTasks(store)));
 
   beforeAll(() => {
     gateway = testGateway({
