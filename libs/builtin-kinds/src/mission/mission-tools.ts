@@ -37,7 +37,7 @@ export function missionTool(tool: ExternalTool): KindTool<MissionInput> {
     stepKey: (args) => tool.stepKey(args),
     execute: async (args, context) => {
       const output = await tool.call(args, options(args, context));
-      return new ToolOutput(output.raw ?? null, output.text);
+      return new ToolOutput(output.raw ?? null, output.text, output.binaries);
     },
     ...(tool.hasLookup && lookup
       ? {

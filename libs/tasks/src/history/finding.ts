@@ -7,9 +7,14 @@ export interface Finding {
   title: string;
   body: string;
   data?: unknown;
+  /** Ids of the task's artifacts it shows (screenshots): each one in the task's artifact list. */
+  artifacts?: string[];
   attempt: number;
   at: number;
 }
+
+/** At most this many artifacts per finding. */
+export const FINDING_ARTIFACTS = 20;
 
 /** A finding's title is cut to this many characters; an old `{text}` one takes its first line's. */
 export const FINDING_TITLE_CHARS = 200;
@@ -33,6 +38,9 @@ export function readFinding(raw: unknown): Finding {
       title: record.title,
       body,
       ...(record.data !== undefined ? { data: record.data } : {}),
+      ...(Array.isArray(record.artifacts)
+        ? { artifacts: record.artifacts.filter((id) => typeof id === 'string') }
+        : {}),
       attempt,
       at,
     };
