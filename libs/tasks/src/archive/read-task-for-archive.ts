@@ -36,6 +36,7 @@ export async function readTaskForArchive(
     .hgetall(keys.journal(taskId))
     .smembers(keys.doneSteps(taskId))
     .lrange(new ChildKeys(keys).all(taskId), 0, -1)
+    .lrange(keys.artifacts(taskId), 0, -1)
     .exec();
   const record = replyAt(replies, 0) as Record<string, string>;
   const task = decodeTask(record);
@@ -61,7 +62,6 @@ export async function readTaskForArchive(
     doneSteps: stored.doneSteps,
     children: replyAt(replies, 7) as string[],
     report: reportOfContext(task, contextOfStored(stored)),
-    // Redis keeps no artifact list yet: artifacts are stored by the object store's own key layout.
-    artifacts: [],
+    artifacts: replyAt(replies, 8) as string[],
   };
 }

@@ -1,0 +1,2 @@
+export * from './artifact.types';
+export * from './artifact-list';
