@@ -21,6 +21,8 @@ export interface ToolOutcome {
   error?: string;
   /** Answered from the journal: the write had completed before and was not repeated. */
   deduplicated?: boolean;
+  /** The session of the stateful server that answered (docs/missions.md, "Stateful tool servers"). */
+  serverSession?: string;
   /** Found in the external system after an earlier attempt's outcome was unknown. */
   reconciled?: boolean;
   journal?: JournalEntry;
@@ -108,9 +110,10 @@ export class ToolExecutor {
   }
 
   private outcomeOf(key: string, value: unknown): ToolOutcome {
-    return value instanceof ToolOutput
-      ? { key, ok: true, result: value.saved, shown: value.shown }
-      : { key, ok: true, result: value };
+    if (!(value instanceof ToolOutput)) return { key, ok: true, result: value };
+    const outcome: ToolOutcome = { key, ok: true, result: value.saved, shown: value.shown };
+    if (value.session !== undefined) outcome.serverSession = value.session;
+    return outcome;
   }
 
   private async attempt(

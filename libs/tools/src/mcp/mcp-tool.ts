@@ -38,6 +38,7 @@ export class McpTool implements ExternalTool {
   readonly idempotent: boolean;
   readonly hasLookup: boolean;
   readonly timeoutMs?: number;
+  readonly statefulServer?: ExternalTool['statefulServer'];
   /** Present only when the catalog gives this write a lookup. */
   readonly lookup?: ExternalTool['lookup'];
   private readonly checkArguments: ArgumentCheck;
@@ -56,7 +57,12 @@ export class McpTool implements ExternalTool {
       DESCRIPTION_LIMIT,
     );
     this.inputSchema = definition.inputSchema as ToolInputSchema;
-    this.effect = definition.annotations?.readOnlyHint === true ? 'read' : 'write';
+    this.effect =
+      definition.annotations?.readOnlyHint === true || connection.runsAsRead(definition.name)
+        ? 'read'
+        : 'write';
+    if (connection.stateful)
+      this.statefulServer = { name: connection.name, session: () => connection.session };
     this.idempotent = definition.annotations?.idempotentHint === true;
     this.hasLookup = write?.lookup !== undefined;
     this.timeoutMs = connection.timeoutMs === defaultTimeoutMs ? undefined : connection.timeoutMs;
@@ -74,14 +80,14 @@ export class McpTool implements ExternalTool {
   async call(args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutput> {
     const sent = this.withIdempotencyArgument(args, options.idempotencyKey);
     this.checkArguments(sent);
-    const result = await this.connection.callTool(this.definition.name, sent, {
+    const { result, session } = await this.connection.callToolInSession(this.definition.name, sent, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
       ...(options.idempotencyKey ? { meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
     const text = mcpResultText(result);
     if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${text}`);
-    return { text, raw: result };
+    return this.statefulServer ? { text, raw: result, session } : { text, raw: result };
   }
 
   private async runLookup(
