@@ -1,17 +1,40 @@
 // A tiny MCP server over stdio (newline-delimited JSON-RPC), for what the real servers on npm will
 // not do on demand. Mode (argv[2]):
 //   silent-list  answers initialize, never answers tools/list;
-//   changing     `add_tool` adds a tool and sends notifications/tools/list_changed.
+//   changing     `add_tool` adds a tool and sends notifications/tools/list_changed;
+//   browser      a stateful server, as a browser is: `navigate {url}` (not marked read-only) opens a
+//                page that lives only as long as this process, `where` (read-only) says which.
 import { createInterface } from 'node:readline';
 
 const mode = process.argv[2] ?? 'changing';
-const tools = [
-  {
-    name: 'add_tool',
-    description: 'Adds a tool named by `name` and says the list changed',
-    inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
-  },
-];
+const tools =
+  mode === 'browser'
+    ? [
+        {
+          name: 'navigate',
+          description: 'Opens a page',
+          inputSchema: { type: 'object', properties: { url: { type: 'string' } }, required: ['url'] },
+        },
+        {
+          name: 'where',
+          description: 'The page open now',
+          inputSchema: { type: 'object', properties: { as: { type: 'string' } } },
+          annotations: { readOnlyHint: true },
+        },
+      ]
+    : [
+        {
+          name: 'add_tool',
+          description: 'Adds a tool named by `name` and says the list changed',
+          inputSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] },
+        },
+      ];
+let page = 'about:blank';
+
+function browserCall(id, name, args) {
+  if (name === 'navigate') page = args.url;
+  send({ id, result: { content: [{ type: 'text', text: `Page URL: ${page}` }] } });
+}
 
 function send(message) {
   process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
@@ -36,6 +59,8 @@ createInterface({ input: process.stdin }).on('line', (line) => {
       send({ id: message.id, result: { tools } });
       return;
     case 'tools/call': {
+      if (mode === 'browser')
+        return browserCall(message.id, message.params.name, message.params.arguments ?? {});
       const name = message.params.arguments?.name ?? 'extra';
       tools.push({
         name,
