@@ -71,7 +71,7 @@ describe('a mission on a stateful tool server', () => {
 
   /** Providers that note the opening of each slice before the scripted agent plays it. */
   class WatchedProviders extends ModelProviders {
-    create(model: string, run: Parameters<ModelProviders['create']>[1]): ModelProvider {
+    override create(model: string, run: Parameters<ModelProviders['create']>[1]): ModelProvider {
       const inner = super.create(model, run);
       let first = true;
       return Object.assign(Object.create(inner) as ModelProvider, {

@@ -1,3 +1,5 @@
+import { isArtifactId } from '../artifacts/artifact.types';
+
 /**
  * A finding as `record_finding` stores it (docs/missions.md, "Findings"): a title to list it
  * by, a body in words, optional structured data (bounded), and when and in which attempt it was
@@ -7,6 +9,8 @@ export interface Finding {
   title: string;
   body: string;
   data?: unknown;
+  /** Artifact ids (hex SHA-256) the finding cites as its evidence: screenshots, files. */
+  artifacts?: string[];
   attempt: number;
   at: number;
 }
@@ -29,10 +33,12 @@ export function readFinding(raw: unknown): Finding {
   const at = typeof record.at === 'number' ? record.at : 0;
   if (typeof record.title === 'string') {
     const body = typeof record.body === 'string' ? record.body : '';
+    const artifacts = Array.isArray(record.artifacts) ? record.artifacts.filter(isArtifactId) : [];
     return {
       title: record.title,
       body,
       ...(record.data !== undefined ? { data: record.data } : {}),
+      ...(artifacts.length ? { artifacts } : {}),
       attempt,
       at,
     };
