@@ -32,6 +32,7 @@ export const SECTION_FIELDS = {
     'maxActiveTasksPerTenant',
     'maxSseStreamsPerKey',
     'maxParallelChildren',
+    'visionMaxImages',
   ],
   models: [
     'firstModel',
@@ -65,6 +66,7 @@ export const SECTION_FIELDS = {
     's3Endpoint',
     's3ForcePathStyle',
     'maxInlineOutputBytes',
+    'maxArtifactBytes',
     'archiveBatchSize',
   ],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],

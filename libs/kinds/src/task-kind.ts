@@ -1,7 +1,7 @@
 import type { ModelName, VigilConfig } from '@vigil/config';
 import { DomainError } from '@vigil/tasks';
 import type { ActionRecord, AgentOptions, CheckResult, ExitCriterion, Finding } from '@vigil/tasks';
-import type { ToolGateway } from '@vigil/tools';
+import type { ToolBinary, ToolGateway } from '@vigil/tools';
 
 /** JSON Schema of a tool's arguments, as model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
@@ -57,11 +57,14 @@ export interface ToolContext<Input = unknown> {
 /**
  * A tool's result in two parts: what is saved as the step's output (and journalled for a write),
  * and what the model is shown of it. A tool returning anything else has that value as both.
+ * `binaries`: the bytes of the images and files `saved` refers to as `{artifact: {...}}`, which the
+ * Worker keeps in the object store (docs/api.md, "Artifacts").
  */
 export class ToolOutput {
   constructor(
     readonly saved: unknown,
     readonly shown: string,
+    readonly binaries?: readonly ToolBinary[],
     /** The session of the stateful server that answered (KindTool.statefulServer). */
     readonly session?: string,
   ) {}

@@ -5,6 +5,8 @@
  * See docs/missions.md, "Tools from outside".
  */
 
+import type { ToolBinary } from './binary/tool-binary';
+
 /** JSON Schema of a tool's arguments, as the catalog or the MCP server gives it. */
 export type ToolInputSchema = Record<string, unknown>;
 
@@ -58,8 +60,14 @@ export interface ToolCallOptions {
 export interface ToolCallOutput {
   /** What the model is shown: text, bounded in size (large outputs saved and referenced). */
   text: string;
-  /** The raw result: MCP `CallToolResult`, or the HTTP response's JSON body. `tool_result` points into it. */
+  /**
+   * The raw result: MCP `CallToolResult`, or the HTTP response's JSON body. `tool_result` points into
+   * it. Binary parts (images, audio, blobs, a binary HTTP body) are `{artifact: {...}}` references
+   * here, their bytes in `binaries`.
+   */
   raw: unknown;
+  /** The bytes of the binary parts `raw` refers to, for the Worker to keep as artifacts. */
+  binaries?: ToolBinary[];
   /** The session of a stateful server that answered (see ExternalTool.statefulServer). */
   session?: string;
 }

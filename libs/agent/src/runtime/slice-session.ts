@@ -12,6 +12,7 @@ import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
 import { buildPrompt } from './prompt-builder';
+import { readOutput } from './read-output';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import type {
@@ -68,7 +69,7 @@ export class SliceSession {
         const situation = [slice.childrenSummary, slice.statefulServers?.openingNotice].filter(Boolean);
         return buildPrompt(task, kind, context, criteria, style, situation.join('\n\n'));
       },
-      { trim: style === 'bounded' },
+      { trim: style === 'bounded', maxImages: services.config.visionMaxImages },
     );
     this.calls = new CallsInFlight(services.watchdog, hooks.onHungCall);
   }
@@ -183,7 +184,9 @@ export class SliceSession {
     try {
       outcome = await this.services.executor.run(tool, args, toolContext);
       // Storing a large output is part of the call, under its deadline.
-      if (this.services.outputs) outcome = await this.services.outputs.bound(outcome, task);
+      // So is keeping its images and files (artifacts): none is recorded before it is stored.
+      if (this.services.outputs)
+        outcome = await this.services.outputs.keep(outcome, { task, tool: tool.taskName ?? tool.name });
     } finally {
       this.calls.end(watched);
     }
@@ -228,10 +231,22 @@ export class SliceSession {
     if (request.tool === 'read_output') {
       // A read of the slice context's saved outputs, recorded like every other call.
       const { outputs } = this.slice.context;
+      const { task } = this.slice;
+      const whole = (saved: unknown) => this.services.outputs?.whole(saved, task) ?? Promise.resolve(saved);
       const outcome: ToolOutcome = outputs.has(request.key)
-        ? { key: null, ok: true, result: { key: request.key, output: outputs.get(request.key) } }
+        ? await readOutput(request.key, request.offset, outputs.get(request.key), whole)
         : failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
       return this.recordStep({ ...step, outcome });
+    }
+    if (request.tool === 'record_finding' && request.finding.artifacts?.length) {
+      const unknown = await this.unknownArtifacts(request.finding.artifacts);
+      if (unknown.length)
+        return this.recordStep({
+          ...step,
+          outcome: failure(
+            `not an artifact of this task: ${unknown.join(', ')} (an image a tool returned names its id)`,
+          ),
+        });
     }
     const extra: StepDone['extra'] = {};
     if (request.tool === 'record_finding') extra.finding = request.finding;
@@ -246,6 +261,13 @@ export class SliceSession {
     if (request.tool === 'request_human_input')
       return { end: 'waiting_on_human', question: request.question };
     return undefined;
+  }
+
+  /** The ids a finding names that are not in the task's artifact list. */
+  private async unknownArtifacts(ids: string[]): Promise<string[]> {
+    const list = this.services.artifactList;
+    const known = new Set(list ? (await list.live(this.slice.task.id)).map((entry) => entry.id) : []);
+    return ids.filter((id) => !known.has(id));
   }
 
   /**
@@ -280,7 +302,13 @@ export class SliceSession {
       const payload = outcome.ok
         ? (outcome.shown ?? outcome.result ?? { ok: true })
         : { error: outcome.error };
-      this.conversation.toolResult(call, outcome.ok, payload, outcome.ok ? outcome.key : null);
+      this.conversation.toolResult(
+        call,
+        outcome.ok,
+        payload,
+        outcome.ok ? outcome.key : null,
+        outcome.images,
+      );
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (consecutiveErrors >= this.services.config.maxConsecutiveErrors) {

@@ -1,5 +1,12 @@
 import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
-import type { FailureReason, InFlightCall, SliceContext, TaskRecord, UnresolvedWrite } from '@vigil/tasks';
+import type {
+  ArtifactList,
+  FailureReason,
+  InFlightCall,
+  SliceContext,
+  TaskRecord,
+  UnresolvedWrite,
+} from '@vigil/tasks';
 import type { CallWatchdog } from './call-watchdog';
 import type { ChildTaskStarter } from './child-tasks';
 import type { OutputClaimCheck } from './output-claim-check';
@@ -59,13 +66,19 @@ export interface SliceHooks {
 
 /** What the agent loop uses of the Worker's services (SliceServices). */
 export interface SessionServices {
-  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'>;
+  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'> &
+    Partial<Pick<SliceSettings, 'visionMaxImages'>>;
   executor: Pick<ToolExecutor, 'run'>;
   watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
   /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
   children?: ChildTaskStarter;
-  /** Stores tool outputs too large for Redis and records a reference (the Worker always has it). */
-  outputs?: Pick<OutputClaimCheck, 'bound'>;
+  /**
+   * Stores a tool's images and files as artifacts, and outputs too large for Redis, and records
+   * references (the Worker always has it).
+   */
+  outputs?: Pick<OutputClaimCheck, 'keep' | 'whole'>;
+  /** The task's artifact list, which a finding's `artifacts` must be in (the Worker always has it). */
+  artifactList?: Pick<ArtifactList, 'live'>;
 }
 
 export interface SliceSessionDeps {

@@ -134,6 +134,7 @@ export class RecordedStepLedger implements StepLedger {
       releaseUsd: done.reservedUsd ?? 0,
       writer: this.slice.writer,
       writerSeq: ++this.stepsSent,
+      ...(outcome.artifacts?.length ? { artifacts: outcome.artifacts } : {}),
       ...extra,
     });
     if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;

@@ -38,7 +38,7 @@ export function missionTool(tool: ExternalTool): KindTool<MissionInput> {
     stepKey: (args) => tool.stepKey(args),
     execute: async (args, context) => {
       const output = await tool.call(args, options(args, context));
-      return new ToolOutput(output.raw ?? null, output.text, output.session);
+      return new ToolOutput(output.raw ?? null, output.text, output.binaries, output.session);
     },
     ...(tool.hasLookup && lookup
       ? {

@@ -1,2 +1,3 @@
 export * from './artifact.types';
 export * from './artifact-list';
+export * from './artifact-bytes';

@@ -9,11 +9,14 @@ export interface Finding {
   title: string;
   body: string;
   data?: unknown;
-  /** Artifact ids (hex SHA-256) the finding cites as its evidence: screenshots, files. */
+  /** Ids of the task's artifacts it shows (screenshots): each one in the task's artifact list. */
   artifacts?: string[];
   attempt: number;
   at: number;
 }
+
+/** At most this many artifacts per finding. */
+export const FINDING_ARTIFACTS = 20;
 
 /** A finding's title is cut to this many characters; an old `{text}` one takes its first line's. */
 export const FINDING_TITLE_CHARS = 200;

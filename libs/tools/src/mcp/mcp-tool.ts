@@ -13,6 +13,7 @@ import {
   ToolCallOutput,
   ToolInputSchema,
 } from '../tool-gateway';
+import { withoutBinaries } from './mcp-binaries';
 import { mcpLookupFound } from './mcp-lookup-found';
 import { mcpResultText } from './mcp-result-text';
 import type { McpServerConnection } from './mcp-server-connection';
@@ -85,9 +86,15 @@ export class McpTool implements ExternalTool {
       ...(options.idempotencyKey ? { meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const text = mcpResultText(result);
-    if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${text}`);
-    return this.statefulServer ? { text, raw: result, session } : { text, raw: result };
+    if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${mcpResultText(result)}`);
+    const { result: recorded, binaries } = await withoutBinaries(result);
+    const text = mcpResultText(recorded);
+    return {
+      text,
+      raw: recorded,
+      ...(binaries.length ? { binaries } : {}),
+      ...(this.statefulServer ? { session } : {}),
+    };
   }
 
   private async runLookup(
