@@ -14,15 +14,6 @@ import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
-import {
-  CHROMIUM,
-  CRASH_AT_STEP,
-  DEFECT_TITLE,
-  SCREENSHOTS,
-  walkthroughCatalog,
-  walkthroughCriteria,
-  walkthroughPlan,
-} from './demo-walkthrough-scenario.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -31,6 +22,16 @@ const keep = args.includes('--keep');
 const TENANT = 'demo';
 const KEY = 'demo-key-0001';
 const dist = process.env.VIGIL_DIST_DIR ?? 'dist';
+const require = createRequire(import.meta.url);
+const {
+  CHROMIUM,
+  CRASH_AT_STEP,
+  DEFECT_TITLE,
+  SCREENSHOTS,
+  walkthroughCatalog,
+  walkthroughCriteria,
+  walkthroughPlan,
+} = require(join(root, 'examples/walkthrough-app/scenario.js'));
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 function fail(message) {
@@ -48,7 +49,6 @@ if (spawnSync(process.execPath, [join(root, 'scripts/ensure-redis.mjs')], { stdi
 if (!existsSync(join(root, dist, 'apps/worker/src/main.js')) || args.includes('--build')) {
   if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 }
-const require = createRequire(import.meta.url);
 const { startWalkthroughApp } = require(join(root, 'examples/walkthrough-app/server.js'));
 
 const temp = realpathSync(mkdtempSync(join(tmpdir(), 'vigil-walkthrough-')));

@@ -1,19 +1,21 @@
-// The mission `npm run demo -- --walkthrough` runs: a catalog with one stateful MCP server,
+// The mission `npm run demo -- --walkthrough` and test/e2e/walkthrough run: a catalog with one stateful MCP server,
 // `@playwright/mcp` driving Debian's chromium, and a scripted walkthrough of the small web app in
 // examples/walkthrough-app/ that navigates its pages, reads their snapshots, takes screenshots,
 // finds the deliberate defect (the sign-up form's submit fails with an error page), records
 // findings with their screenshots and finishes. No model keys: the scripted agent plays the plan.
-import { join } from 'node:path';
+'use strict';
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- a plain CommonJS file, like server.js
+const { join } = require('node:path');
 
-export const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM = '/usr/bin/chromium';
 /** The Worker is SIGKILLed just before the walkthrough's 9th call: the sign-up form's screenshot. */
-export const CRASH_AT_STEP = 9;
-export const DEFECT_TITLE = 'Sign-up is broken: submitting the form shows "Error 500"';
+const CRASH_AT_STEP = 9;
+const DEFECT_TITLE = 'Sign-up is broken: submitting the form shows "Error 500"';
 /** Screenshots the plan takes (calls 3, 6, 9 and 12). */
-export const SCREENSHOTS = 4;
+const SCREENSHOTS = 4;
 
 /** The browser's arguments: headless, an in-memory profile, files in `outputDir`; root needs --no-sandbox. */
-export function browserArgs({ root, outputDir }) {
+function browserArgs({ root, outputDir }) {
   return [
     join(root, 'node_modules/@playwright/mcp/cli.js'),
     '--headless',
@@ -27,7 +29,7 @@ export function browserArgs({ root, outputDir }) {
 }
 
 /** The operator's catalog (VIGIL_TOOLS): the browser, stateful, its navigation run as a read. */
-export function walkthroughCatalog({ root, outputDir, tenant }) {
+function walkthroughCatalog({ root, outputDir, tenant }) {
   return {
     mcpServers: {
       // The server's own entry point under node: what `npx @playwright/mcp` runs.
@@ -52,7 +54,7 @@ const screenshot = (args) => ({
 });
 
 /** The walkthrough, call by call (counted from 1, as `crashAtStep` and `"$artifacts:N"` count). */
-export function walkthroughPlan(appUrl) {
+function walkthroughPlan(appUrl) {
   return [
     navigate(`${appUrl}/`), // 1
     snapshot({}), // 2
@@ -93,6 +95,17 @@ export function walkthroughPlan(appUrl) {
 }
 
 /** Evidence read from the record: both findings, and the screenshots kept as artifacts. */
-export function walkthroughCriteria() {
+function walkthroughCriteria() {
   return [{ check: 'findings_count', expected: 2 }];
 }
+
+module.exports = {
+  CHROMIUM,
+  CRASH_AT_STEP,
+  DEFECT_TITLE,
+  SCREENSHOTS,
+  browserArgs,
+  walkthroughCatalog,
+  walkthroughPlan,
+  walkthroughCriteria,
+};
