@@ -1,6 +1,13 @@
 import type { ModelName, VigilConfig } from '@vigil/config';
 import { DomainError } from '@vigil/tasks';
-import type { ActionRecord, AgentOptions, CheckResult, ExitCriterion, Finding } from '@vigil/tasks';
+import type {
+  ActionRecord,
+  AgentOptions,
+  ArtifactEntry,
+  CheckResult,
+  ExitCriterion,
+  Finding,
+} from '@vigil/tasks';
 import type { ToolBinary, ToolGateway } from '@vigil/tools';
 
 /** JSON Schema of a tool's arguments, as model APIs take it. */
@@ -120,6 +127,8 @@ export interface CheckContext<Input = unknown> {
   services: KindServices;
   /** The task's children, oldest first (docs/missions.md, "Child missions"); absent: none read. */
   children?: readonly { id: string; title: string; status: string }[];
+  /** The task's artifact list, oldest first (docs/api.md, "Artifacts"); absent: none read. */
+  artifacts?: readonly ArtifactEntry[];
 }
 
 /** Runs one exit criterion against the external system or the runtime's record, never the Worker's claims. */

@@ -13,7 +13,9 @@ describe('artifact bytes', () => {
     expect(rasterTypeOf(Buffer.from([0xff, 0xd8, 0xff, 0xe0]))).toBe('image/jpeg');
     expect(rasterTypeOf(Buffer.from('GIF89a....'))).toBe('image/gif');
     expect(rasterTypeOf(Buffer.from('RIFF\0\0\0\0WEBPVP8 '))).toBe('image/webp');
-    expect(rasterTypeOf(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>x</script></svg>'))).toBeNull();
+    expect(
+      rasterTypeOf(Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>x</script></svg>')),
+    ).toBeNull();
     expect(rasterTypeOf(Buffer.from('RIFF\0\0\0\0WAVE'))).toBeNull();
     expect(rasterTypeOf(png.subarray(0, 4))).toBeNull();
   });
