@@ -140,7 +140,6 @@ const request = {
   input: {
     goal: `Walk through the web app at ${app.url} screen by screen: home, pricing, sign-up. Take a screenshot of each screen, try the sign-up, and record what works and what is broken, with the screenshots.`,
     tools: ['browser'],
-    evidence: 'findings_only',
   },
   exitCriteria: walkthroughCriteria(),
   agent: { scripted: { plan: walkthroughPlan(app.url), crashAtStep: CRASH_AT_STEP } },

@@ -94,9 +94,16 @@ function walkthroughPlan(appUrl) {
   ];
 }
 
-/** Evidence read from the record: both findings, and the screenshots kept as artifacts. */
+/** Evidence read from the runtime's record: both findings, and the screenshots it kept. */
 function walkthroughCriteria() {
-  return [{ check: 'findings_count', expected: 2 }];
+  return [
+    { check: 'findings_count', expected: 2 },
+    {
+      check: 'artifact_exists',
+      args: { tool: 'browser.browser_take_screenshot', mimeType: 'image/png' },
+      expected: SCREENSHOTS,
+    },
+  ];
 }
 
 module.exports = {

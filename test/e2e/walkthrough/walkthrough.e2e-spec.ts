@@ -73,7 +73,7 @@ describe('a browser walkthrough with a Worker crash', () => {
     const created = await stack.api!.withKey(KEY).post('/v1/tasks', {
       kind: 'mission',
       title: 'Walk through the web app',
-      input: { goal: `Walk through ${app.url} and report on it`, tools: ['browser'], evidence: 'findings_only' },
+      input: { goal: `Walk through ${app.url} and report on it`, tools: ['browser'] },
       exitCriteria: walkthroughCriteria(),
       agent: { scripted: { plan: walkthroughPlan(app.url), crashAtStep: CRASH_AT_STEP } },
     });
