@@ -42,7 +42,10 @@ describe('a browser walkthrough with a Worker crash', () => {
       throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
     app = await startWalkthroughApp();
     const catalog = join(dir, 'vigil.tools.json');
-    writeFileSync(catalog, JSON.stringify(walkthroughCatalog({ root: ROOT, outputDir: dir, tenant: 'walk' })));
+    writeFileSync(
+      catalog,
+      JSON.stringify(walkthroughCatalog({ root: ROOT, outputDir: dir, tenant: 'walk' })),
+    );
     stack = new VigilStack(ctx, {
       API_KEYS: `walk:${KEY}`,
       VIGIL_TOOLS: catalog,
@@ -65,7 +68,9 @@ describe('a browser walkthrough with a Worker crash', () => {
 
   const get = async (path: string) => (await stack.api!.withKey(KEY).get(path)).body;
   const download = async (path: string) => {
-    const response = await fetch(`${stack.api!.baseUrl}${path}`, { headers: { authorization: `Bearer ${KEY}` } });
+    const response = await fetch(`${stack.api!.baseUrl}${path}`, {
+      headers: { authorization: `Bearer ${KEY}` },
+    });
     return { response, bytes: Buffer.from(await response.arrayBuffer()) };
   };
 
@@ -90,7 +95,10 @@ describe('a browser walkthrough with a Worker crash', () => {
       90_000,
       'the end of the walkthrough',
     );
-    expect({ status: done.status, passed: done.verification?.passed }).toEqual({ status: 'completed', passed: true });
+    expect({ status: done.status, passed: done.verification?.passed }).toEqual({
+      status: 'completed',
+      passed: true,
+    });
     expect(done.retryHistory.map((entry) => entry.reason)).toEqual(['crashed']);
 
     // The next Worker's opening said the browser restarted: the agent reopened where it was first.
@@ -117,7 +125,8 @@ describe('a browser walkthrough with a Worker crash', () => {
     expect(shots).toHaveLength(SCREENSHOTS);
     expect(listed.map((entry) => entry.step)).toEqual(shots.map((action) => action.step));
     expect(new Set(listed.map((entry) => entry.id)).size).toBe(SCREENSHOTS);
-    for (const shot of shots) expect(JSON.stringify(shot.result)).toContain(listed.find((e) => e.step === shot.step)!.id);
+    for (const shot of shots)
+      expect(JSON.stringify(shot.result)).toContain(listed.find((e) => e.step === shot.step)!.id);
     for (const entry of listed) {
       expect(entry).toMatchObject({ tool: 'browser.browser_take_screenshot', mimeType: 'image/png' });
       const { response, bytes } = await download(`/v1/tasks/${id}/artifacts/${entry.id}`);
@@ -130,7 +139,10 @@ describe('a browser walkthrough with a Worker crash', () => {
     }
 
     // The findings cite the screenshots; the report and the completed message link them.
-    const findings = (await get(`/v1/tasks/${id}/findings`)).data as { title: string; artifacts?: string[] }[];
+    const findings = (await get(`/v1/tasks/${id}/findings`)).data as {
+      title: string;
+      artifacts?: string[];
+    }[];
     expect(findings.map((finding) => finding.title)).toEqual([DEFECT_TITLE, expect.any(String)]);
     const cited = findings.flatMap((finding) => finding.artifacts ?? []);
     expect(new Set(cited)).toEqual(new Set(listed.map((entry) => entry.id)));
@@ -143,7 +155,10 @@ describe('a browser walkthrough with a Worker crash', () => {
 
   async function waitForCompletedMessage(id: string): Promise<string> {
     for (let i = 0; i < 100; i++) {
-      const messages = (await get(`/v1/tasks/${id}/messages?limit=100`)).data as { kind: string; text: string }[];
+      const messages = (await get(`/v1/tasks/${id}/messages?limit=100`)).data as {
+        kind: string;
+        text: string;
+      }[];
       const completed = messages.find((message) => message.kind === 'completed');
       if (completed) return completed.text;
       await new Promise((resolve) => setTimeout(resolve, 100));
