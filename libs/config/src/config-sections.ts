@@ -68,6 +68,7 @@ export const SECTION_FIELDS = {
     'maxInlineOutputBytes',
     'maxArtifactBytes',
     'archiveBatchSize',
+    'finishedJobRetentionMs',
   ],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],
 } as const satisfies Record<string, readonly (keyof VigilConfig)[]>;

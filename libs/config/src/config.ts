@@ -125,6 +125,8 @@ export interface VigilConfig {
   maxInlineOutputBytes: number;
   /** An artifact (an image or file a tool returned) larger than this is not kept, nor served. */
   maxArtifactBytes: number;
+  /** How long a completed slice or wake job stays in BullMQ (its dashboard's history). */
+  finishedJobRetentionMs: number;
   /** Expired tasks one sweep archives per shard before it yields. */
   archiveBatchSize: number;
   logLevel: string;
@@ -293,6 +295,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     maxInlineOutputBytes: readInt(env, 'MAX_INLINE_OUTPUT_BYTES', 65_536, 1024, 64 * 1024 * 1024),
     maxArtifactBytes: readInt(env, 'MAX_ARTIFACT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     archiveBatchSize: readInt(env, 'ARCHIVE_BATCH_SIZE', 50, 1, 10_000),
+    finishedJobRetentionMs: readInt(env, 'FINISHED_JOB_RETENTION_MS', 3_600_000, 1000, 30 * 86_400_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
   };

@@ -110,7 +110,9 @@ describe('an SVG artifact with a script, in a browser', () => {
       const response = await fetch(url, { headers: { authorization } });
       expect(response.status).toBe(200);
       expect(response.headers.get('content-disposition')).toMatch(/^attachment;/);
-      expect(response.headers.get('content-security-policy')).toBe('sandbox');
+      expect(response.headers.get('content-security-policy')).toBe(
+        "sandbox; default-src 'none'; frame-ancestors 'none'",
+      );
       expect(response.headers.get('x-content-type-options')).toBe('nosniff');
     }
 

@@ -16,6 +16,8 @@ export function sendArtifact(res: Response, { body, contentType, inline, entry }
   // Bytes by hash never change; they are the tenant's own, so no shared cache keeps them.
   res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
   res.setHeader('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename="${filename}"`);
-  if (!inline) res.setHeader('Content-Security-Policy', 'sandbox');
+  // Sandboxed: opened anyway, it runs no script, on no origin, and loads nothing.
+  if (!inline)
+    res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; frame-ancestors 'none'");
   res.status(200).end(body);
 }

@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisConfig, WebhookConfig } from '@vigil/config';
-import { bullConnection, JobRetention, removalOptions } from '@vigil/queue';
+import { bullConnection, JobRetention, QUEUE_STREAMS, removalOptions } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
 import type { UserMessage } from '../messages/user-message';
 
@@ -39,7 +39,11 @@ export class WebhookQueues {
       .allShards()
       .map(
         (shard) =>
-          new Queue<WebhookJob>(keys.webhookQueueName(shard), { connection, prefix: redisConfig.keyPrefix }),
+          new Queue<WebhookJob>(keys.webhookQueueName(shard), {
+            connection,
+            prefix: redisConfig.keyPrefix,
+            streams: QUEUE_STREAMS,
+          }),
       );
   }
 
