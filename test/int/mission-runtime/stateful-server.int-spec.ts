@@ -16,6 +16,7 @@ import { sectionsOf } from '@vigil/config';
 import { CreateTaskUseCase } from '@vigil/control';
 import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
 import {
+  ArchivedTasks,
   ChildTaskRepository,
   ControlSignals,
   redisTaskLifecycle,
@@ -126,6 +127,7 @@ describe('a mission on a stateful tool server', () => {
       config,
       new ChildTaskRepository(ctx.redis, ctx.keys, config),
       lifecycle,
+      new ArchivedTasks(),
     );
     return { runner, create, gateway };
   }
