@@ -1,7 +1,8 @@
 // `npm run demo`: an 134-step Meta campaign build that survives a worker crash and a false "done".
 // Flags: --ci (assert and exit non-zero on any broken promise), --keep (leave it running),
 // --model opus|gemini (real models when their API keys are set), --mission (the mission demo of
-// scripts/demo-mission.mjs instead: your own tools from MCP servers and an HTTP endpoint).
+// scripts/demo-mission.mjs instead: your own tools from MCP servers and an HTTP endpoint),
+// --walkthrough (scripts/demo-walkthrough.mjs: a browser walkthrough with screenshots as evidence).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -15,6 +16,10 @@ import { bold, cyan, dim, green, line, progress, red, table } from './demo/rende
 
 if (process.argv.includes('--mission')) {
   await import('./demo-mission.mjs');
+  process.exit();
+}
+if (process.argv.includes('--walkthrough')) {
+  await import('./demo-walkthrough.mjs');
   process.exit();
 }
 

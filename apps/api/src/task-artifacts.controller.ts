@@ -11,6 +11,7 @@ import {
 import type { Response } from 'express';
 import { GetArtifactUseCase, ListArtifactsUseCase } from '@vigil/control';
 import { ApiKeyGuard } from './http/api-key.guard';
+import { sendArtifact } from './http/artifact-response';
 import { schemaRef } from './http/openapi-schemas';
 import { Tenant } from './http/tenant.decorator';
 
@@ -63,18 +64,6 @@ export class TaskArtifactsController {
     @Param('artifactId') artifactId: string,
     @Res() res: Response,
   ): Promise<void> {
-    const { body, contentType, inline, entry } = await this.getArtifact.execute(tenantId, id, artifactId);
-    const extension = (contentType.split('/')[1] ?? 'bin').replace(/[^a-z0-9]/g, '').slice(0, 8) || 'bin';
-    const filename = `${entry.id.slice(0, 16)}.${extension}`;
-    res.setHeader('Content-Type', contentType);
-    res.setHeader('Content-Length', String(body.length));
-    res.setHeader('X-Content-Type-Options', 'nosniff');
-    // Bytes by hash never change; they are the tenant's own, so no shared cache keeps them.
-    res.setHeader('Cache-Control', 'private, max-age=31536000, immutable');
-    res.setHeader('Content-Disposition', `${inline ? 'inline' : 'attachment'}; filename="${filename}"`);
-    // Sandboxed: opened anyway, it runs no script, on no origin, and loads nothing.
-    if (!inline)
-      res.setHeader('Content-Security-Policy', "sandbox; default-src 'none'; frame-ancestors 'none'");
-    res.status(200).end(body);
+    sendArtifact(res, await this.getArtifact.execute(tenantId, id, artifactId));
   }
 }

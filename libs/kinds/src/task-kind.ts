@@ -72,6 +72,8 @@ export class ToolOutput {
     readonly saved: unknown,
     readonly shown: string,
     readonly binaries?: readonly ToolBinary[],
+    /** The session of the stateful server that answered (KindTool.statefulServer). */
+    readonly session?: string,
   ) {}
 }
 
@@ -91,6 +93,11 @@ export interface KindTool<Input = unknown> {
   repeatableWrite?: boolean;
   /** This tool's call deadline, when it differs from TOOL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
+  /**
+   * The tool's server holds state a restart loses (docs/missions.md, "Stateful tool servers"):
+   * its name, and the session this process holds with it now (null: none yet).
+   */
+  statefulServer?: { name: string; session(): string | null };
   /** The logical step a call performs; throws ToolArgumentError for arguments that name none. */
   stepKey(args: Record<string, unknown>, input: Input): string;
   execute(args: Record<string, unknown>, context: ToolContext<Input>): Promise<unknown>;

@@ -29,6 +29,12 @@ export interface ExternalTool {
   /** This tool's call deadline when the catalog sets one (else TOOL_CALL_TIMEOUT_MS). */
   timeoutMs?: number;
   /**
+   * Set for a tool of a server the catalog marks `stateful` (docs/missions.md, "Stateful tool
+   * servers"): the session this process holds with it now (null: none yet), which each call's
+   * output names too.
+   */
+  statefulServer?: { name: string; session(): string | null };
+  /**
    * The logical step a call performs: a stable key of (tool, canonical arguments), or of the
    * catalog's `keyArguments` only. Same arguments, same key, whatever their order.
    */
@@ -62,6 +68,8 @@ export interface ToolCallOutput {
   raw: unknown;
   /** The bytes of the binary parts `raw` refers to, for the Worker to keep as artifacts. */
   binaries?: ToolBinary[];
+  /** The session of a stateful server that answered (see ExternalTool.statefulServer). */
+  session?: string;
 }
 
 /** A call that failed; the message goes back to the model as a tool error, never a secret in it. */

@@ -62,14 +62,18 @@ function retrySection(task: TaskRecord): string {
   return `\n\n## Retry context\n${lines.join('\n')}`;
 }
 
-/** The system prompt and opening message of a slice, built only from what the runtime recorded. */
+/**
+ * The system prompt and opening message of a slice, built only from what the runtime recorded.
+ * `situation`: what the runtime tells the agent of its surroundings (its children's results, tool
+ * servers that restarted), placed before the closing instruction.
+ */
 export function buildPrompt(
   task: TaskRecord,
   kind: TaskKind,
   context: SliceContext,
   criteria: string,
   style: PromptStyle = 'bounded',
-  childrenSummary = '',
+  situation = '',
 ): { system: string; messages: ChatMessage[] } {
   if (style === 'unbounded') return buildUnboundedPrompt(task, kind, context, criteria);
   const system = [
@@ -109,7 +113,7 @@ export function buildPrompt(
     task.humanInput
       ? `The user answered your question "${(task.humanQuestion ?? '').slice(0, HUMAN_INPUT_CHARS)}": ${task.humanInput.slice(0, HUMAN_INPUT_CHARS)}`
       : '',
-    childrenSummary,
+    situation,
     'Continue with the next step that is not completed. Do not repeat completed work.',
   ].filter(Boolean);
   // The opening is the same for every call of the slice: the end of its cacheable prefix.

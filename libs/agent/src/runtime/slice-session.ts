@@ -66,7 +66,8 @@ export class SliceSession {
         const criteria = task.exitCriteria
           .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
           .join('\n');
-        return buildPrompt(task, kind, context, criteria, style, slice.childrenSummary);
+        const situation = [slice.childrenSummary, slice.statefulServers?.openingNotice].filter(Boolean);
+        return buildPrompt(task, kind, context, criteria, style, situation.join('\n\n'));
       },
       { trim: style === 'bounded', maxImages: services.config.visionMaxImages },
     );
@@ -130,6 +131,14 @@ export class SliceSession {
     return { end: 'next_slice' };
   }
 
+  /** A stateful server that restarted since the agent's last call to it: said before the result. */
+  private withRestartNotice(tool: string, args: Record<string, unknown>, outcome: ToolOutcome): ToolOutcome {
+    const notice = this.slice.statefulServers?.afterCall(tool, args, outcome);
+    if (!notice) return outcome;
+    const shown = outcome.shown ?? JSON.stringify(outcome.result ?? { ok: true });
+    return { ...outcome, shown: `${notice}\n\n${shown}` };
+  }
+
   /** Children are started by a kind that declares it may (`capabilities.startsChildren`), and only where the runtime can create them. */
   private offersSubtasks(): boolean {
     return this.services.children !== undefined && startsChildren(this.slice.kind);
@@ -181,6 +190,7 @@ export class SliceSession {
     } finally {
       this.calls.end(watched);
     }
+    outcome = this.withRestartNotice(call.name, args, outcome);
     // A tool that gave up because the deadline aborted it returns an error: the attempt ends on the abort.
     signal.throwIfAborted();
     const ended = await this.recordStep({

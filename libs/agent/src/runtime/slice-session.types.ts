@@ -13,6 +13,7 @@ import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
 import type { SliceSettings } from './slice-settings';
+import type { StatefulServers } from './stateful-servers';
 import type { StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
 
@@ -45,6 +46,8 @@ export interface SliceData {
   signal: AbortSignal;
   /** What the parent is told of its children's results (children-section), when it has any. */
   childrenSummary?: string;
+  /** The task's stateful tool servers, when it uses any (docs/missions.md, "Stateful tool servers"). */
+  statefulServers?: StatefulServers;
   /** `bounded` unless a bench asks for the prompt as it was before (docs/models.md, "Prompts that stay bounded"). */
   promptStyle?: PromptStyle;
 }

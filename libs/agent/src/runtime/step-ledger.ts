@@ -58,6 +58,7 @@ export function actionOf(done: StepDone, attempt: number, slice: number, codeVer
   action.durationMs = Date.now() - started;
   if (outcome.deduplicated) action.deduplicated = true;
   action.codeVersion = codeVersion;
+  if (outcome.serverSession !== undefined) action.serverSession = outcome.serverSession;
   return action;
 }
 

@@ -30,6 +30,8 @@ export interface ToolOutcome {
   error?: string;
   /** Answered from the journal: the write had completed before and was not repeated. */
   deduplicated?: boolean;
+  /** The session of the stateful server that answered (docs/missions.md, "Stateful tool servers"). */
+  serverSession?: string;
   /** Found in the external system after an earlier attempt's outcome was unknown. */
   reconciled?: boolean;
   journal?: JournalEntry;
@@ -120,6 +122,7 @@ export class ToolExecutor {
     if (!(value instanceof ToolOutput)) return { key, ok: true, result: value };
     const outcome: ToolOutcome = { key, ok: true, result: value.saved, shown: value.shown };
     if (value.binaries?.length) outcome.binaries = value.binaries;
+    if (value.session !== undefined) outcome.serverSession = value.session;
     return outcome;
   }
 

@@ -25,6 +25,8 @@ export async function readTaskForArchive(
   keys: RedisKeys,
   taskId: string,
   expiredAt: number,
+  /** PUBLIC_BASE_URL, for the report's artifact links. */
+  publicBaseUrl?: string,
 ): Promise<TaskArchivePayload | null> {
   const replies = await redis
     .pipeline()
@@ -61,7 +63,7 @@ export async function readTaskForArchive(
     journal: stored.journal,
     doneSteps: stored.doneSteps,
     children: replyAt(replies, 7) as string[],
-    report: reportOfContext(task, contextOfStored(stored)),
+    report: reportOfContext(task, contextOfStored(stored), publicBaseUrl),
     artifacts: replyAt(replies, 8) as string[],
   };
 }

@@ -1,3 +1,5 @@
+import { isArtifactId } from '../artifacts/artifact.types';
+
 /**
  * A finding as `record_finding` stores it (docs/missions.md, "Findings"): a title to list it
  * by, a body in words, optional structured data (bounded), and when and in which attempt it was
@@ -34,13 +36,12 @@ export function readFinding(raw: unknown): Finding {
   const at = typeof record.at === 'number' ? record.at : 0;
   if (typeof record.title === 'string') {
     const body = typeof record.body === 'string' ? record.body : '';
+    const artifacts = Array.isArray(record.artifacts) ? record.artifacts.filter(isArtifactId) : [];
     return {
       title: record.title,
       body,
       ...(record.data !== undefined ? { data: record.data } : {}),
-      ...(Array.isArray(record.artifacts)
-        ? { artifacts: record.artifacts.filter((id) => typeof id === 'string') }
-        : {}),
+      ...(artifacts.length ? { artifacts } : {}),
       attempt,
       at,
     };

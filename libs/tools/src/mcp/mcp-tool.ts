@@ -39,6 +39,7 @@ export class McpTool implements ExternalTool {
   readonly idempotent: boolean;
   readonly hasLookup: boolean;
   readonly timeoutMs?: number;
+  readonly statefulServer?: ExternalTool['statefulServer'];
   /** Present only when the catalog gives this write a lookup. */
   readonly lookup?: ExternalTool['lookup'];
   private readonly checkArguments: ArgumentCheck;
@@ -57,7 +58,12 @@ export class McpTool implements ExternalTool {
       DESCRIPTION_LIMIT,
     );
     this.inputSchema = definition.inputSchema as ToolInputSchema;
-    this.effect = definition.annotations?.readOnlyHint === true ? 'read' : 'write';
+    this.effect =
+      definition.annotations?.readOnlyHint === true || connection.runsAsRead(definition.name)
+        ? 'read'
+        : 'write';
+    if (connection.stateful)
+      this.statefulServer = { name: connection.name, session: () => connection.session };
     this.idempotent = definition.annotations?.idempotentHint === true;
     this.hasLookup = write?.lookup !== undefined;
     this.timeoutMs = connection.timeoutMs === defaultTimeoutMs ? undefined : connection.timeoutMs;
@@ -75,7 +81,7 @@ export class McpTool implements ExternalTool {
   async call(args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutput> {
     const sent = this.withIdempotencyArgument(args, options.idempotencyKey);
     this.checkArguments(sent);
-    const result = await this.connection.callTool(this.definition.name, sent, {
+    const { result, session } = await this.connection.callToolInSession(this.definition.name, sent, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
       ...(options.idempotencyKey ? { meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
@@ -83,7 +89,12 @@ export class McpTool implements ExternalTool {
     if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${mcpResultText(result)}`);
     const { result: recorded, binaries } = await withoutBinaries(result);
     const text = mcpResultText(recorded);
-    return { text, raw: recorded, ...(binaries.length ? { binaries } : {}) };
+    return {
+      text,
+      raw: recorded,
+      ...(binaries.length ? { binaries } : {}),
+      ...(this.statefulServer ? { session } : {}),
+    };
   }
 
   private async runLookup(
