@@ -108,6 +108,16 @@ module.exports = {
       to: { path: '^(libs|apps)/', pathNot: '^libs/telemetry/' },
     },
     {
+      name: 'the-client-knows-only-the-http-api',
+      severity: 'error',
+      comment:
+        'libs/client is what a program outside Vigil uses to talk to it (the CLI, the demos, a user): ' +
+        'its types come from the served OpenAPI document, never from the domain libraries, so it ' +
+        'loads no Nest, Redis or model SDK and cannot drift into depending on internals.',
+      from: { path: '^libs/client/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/client/' },
+    },
+    {
       name: 'no-circular-imports',
       severity: 'error',
       comment:

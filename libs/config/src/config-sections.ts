@@ -32,6 +32,7 @@ export const SECTION_FIELDS = {
     'maxActiveTasksPerTenant',
     'maxSseStreamsPerKey',
     'maxParallelChildren',
+    'visionMaxImages',
   ],
   models: [
     'firstModel',
@@ -65,7 +66,9 @@ export const SECTION_FIELDS = {
     's3Endpoint',
     's3ForcePathStyle',
     'maxInlineOutputBytes',
+    'maxArtifactBytes',
     'archiveBatchSize',
+    'finishedJobRetentionMs',
   ],
   telemetry: ['otelEndpoint', 'otelProtocol', 'otelServiceName', 'otelCaptureContent'],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],

@@ -103,6 +103,8 @@ export interface VigilConfig {
   kindModules: string[];
   /** Children of one parent that run at once; the rest queue. */
   maxParallelChildren: number;
+  /** Images one model prompt carries at most, the newest; older ones become a one-line reference. */
+  visionMaxImages: number;
   /** The cheap model that routes conversation messages (a model id of either provider). */
   routerModel: string | undefined;
   /** Absolute base of links sent to users (human answer pages). */
@@ -121,6 +123,10 @@ export interface VigilConfig {
   s3ForcePathStyle: boolean;
   /** A tool output larger than this goes to the object store and is referenced from the record. */
   maxInlineOutputBytes: number;
+  /** An artifact (an image or file a tool returned) larger than this is not kept, nor served. */
+  maxArtifactBytes: number;
+  /** How long a completed slice or wake job stays in BullMQ (its dashboard's history). */
+  finishedJobRetentionMs: number;
   /** Expired tasks one sweep archives per shard before it yields. */
   archiveBatchSize: number;
   /**
@@ -312,6 +318,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     toolsAllowPrivate: readBool(env, 'TOOLS_ALLOW_PRIVATE', false),
     kindModules: readList(env, 'VIGIL_KINDS', []),
     maxParallelChildren: readInt(env, 'MAX_PARALLEL_CHILDREN', 3, 1, 1000),
+    visionMaxImages: readInt(env, 'VISION_MAX_IMAGES', 3, 0, 20),
     routerModel: readOptional(env, 'ROUTER_MODEL'),
     publicBaseUrl: (
       readUrl(env, 'PUBLIC_BASE_URL', undefined, ['http:', 'https:']) ??
@@ -324,7 +331,9 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     s3Endpoint: readUrl(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']),
     s3ForcePathStyle: readBool(env, 'S3_FORCE_PATH_STYLE', false),
     maxInlineOutputBytes: readInt(env, 'MAX_INLINE_OUTPUT_BYTES', 65_536, 1024, 64 * 1024 * 1024),
+    maxArtifactBytes: readInt(env, 'MAX_ARTIFACT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     archiveBatchSize: readInt(env, 'ARCHIVE_BATCH_SIZE', 50, 1, 10_000),
+    finishedJobRetentionMs: readInt(env, 'FINISHED_JOB_RETENTION_MS', 3_600_000, 1000, 30 * 86_400_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
     ...readOtel(env),

@@ -3,7 +3,10 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { KindBinder, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { SliceQueue } from '@vigil/queue';
 import {
+  ArchivedTasks,
+  archivedTaskRecord,
   type ChildPlacement,
+  IdempotencyConflictError,
   ChildTaskRepository,
   InvalidIdempotencyKeyError,
   IllegalTransitionError,
@@ -56,6 +59,7 @@ export class CreateTaskUseCase {
     @Inject(CREATION_SETTINGS) private readonly config: CreationSettings,
     private readonly children: ChildTaskRepository,
     private readonly lifecycle: TaskLifecycle,
+    private readonly archived: ArchivedTasks,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {}
 
@@ -130,6 +134,15 @@ export class CreateTaskUseCase {
       idempotencyKey || child ? createHash('sha256').update(canonicalJson(dto)).digest('hex') : '';
     const id = this.idFor(tenantId, parent, idempotencyKey, child);
 
+    // A repeat of a request whose task has left Redis for the archive is answered from there, never
+    // created again under the same id (docs/api.md, "Archived tasks").
+    if (idempotencyKey) {
+      const archived = await this.archived.find(tenantId, id);
+      if (archived) {
+        if (archived.record.requestHash !== requestHash) throw new IdempotencyConflictError(id);
+        return { task: archivedTaskRecord(archived), created: false };
+      }
+    }
     await this.assertActiveTaskRoom(tenantId, id, idempotencyKey);
 
     const { task, created } = await this.tasks.create(

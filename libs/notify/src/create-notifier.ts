@@ -39,7 +39,7 @@ export function createNotifier(
   const log = new MessageLog(redis, keys);
   const queues = new WebhookQueues(sections.redis, sections.webhooks, keys);
   const outbox = new DeliveryOutbox(redis, keys, [new WebhookChannel(queues, sections.webhooks)]);
-  const reports = new TaskReportReader(new TaskContextStore(redis, keys));
+  const reports = new TaskReportReader(new TaskContextStore(redis, keys), sections.server);
   const handler = new EventHandler(
     new TaskRepository(redis, keys, settingsOf(TASK_SETTING_FIELDS, sections.clocks, sections.limits)),
     log,

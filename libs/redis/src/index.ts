@@ -2,6 +2,7 @@ export * from './redis-keys';
 export * from './cluster-slot';
 export * from './script-runner';
 export * from './redis-connection';
+export * from './redis-probe';
 export * from './cluster-nodes';
 export * from './cross-slot-pipeline';
 export * from './redis.module';

@@ -48,6 +48,14 @@ export class RedisKeys {
     return `${this.task(taskId)}:outputs`;
   }
 
+  /**
+   * The task's artifact list (JSON entries, oldest first): the images and binary outputs its tools
+   * returned, kept in the object store by content hash (docs/api.md, "Artifacts").
+   */
+  artifacts(taskId: string): string {
+    return `${this.task(taskId)}:artifacts`;
+  }
+
   /** Logical steps that succeeded (the exact completedUnits). */
   doneSteps(taskId: string): string {
     return `${this.task(taskId)}:done`;

@@ -26,3 +26,4 @@ export * from './children/child-keys';
 export * from './children/child-task.repository';
 export * from './children/subtask-step-key';
 export * from './archive';
+export * from './artifacts';

@@ -306,4 +306,28 @@ describe('archived tasks over HTTP', () => {
     expect((await globex.get('/v1/tasks?archived=maybe')).status).toBe(400);
     expect((await globex.get('/v1/tasks?archived=true&status=completed')).status).toBe(400);
   });
+
+  it('answers a repeated Idempotency-Key from the archive, never creating the task again', async () => {
+    const body = { kind: 'noop', input: { steps: 3 }, title: 'once only' };
+    const first = await initech.post('/v1/tasks', body, { 'idempotency-key': 'nightly-2026-12-02' });
+    expect(first.status).toBe(201);
+    await api.app.get(TaskLifecycle).stop({ id: first.body.id, tenantId: 'initech' });
+    await archive(first.body.id);
+
+    const again = await initech.post('/v1/tasks', body, { 'idempotency-key': 'nightly-2026-12-02' });
+    // A replay answers as any replay does: 201 with Idempotent-Replayed.
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([
+      201,
+      'true',
+      first.body.id,
+    ]);
+    expect([again.body.status, again.body.archived]).toEqual(['cancelled', true]);
+    expect(await ctx.redis.exists(ctx.keys.task(first.body.id))).toBe(0);
+    const changed = await initech.post(
+      '/v1/tasks',
+      { ...body, title: 'another' },
+      { 'idempotency-key': 'nightly-2026-12-02' },
+    );
+    expect(changed.status).toBe(422);
+  });
 });

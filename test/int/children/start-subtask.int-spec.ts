@@ -2,6 +2,7 @@ import { Queue } from 'bullmq';
 import { CreateTaskUseCase, StartChildTaskUseCase } from '@vigil/control';
 import { bullConnection, SliceQueue } from '@vigil/queue';
 import {
+  ArchivedTasks,
   ChildTaskRepository,
   InvalidTaskInputError,
   subtaskStepKey,
@@ -46,6 +47,7 @@ describe('starting child missions', () => {
     config,
     children,
     lifecycle,
+    new ArchivedTasks(),
   );
   const start = new StartChildTaskUseCase(create);
   afterAll(async () => {

@@ -99,6 +99,7 @@ describe('missions on the runtime', () => {
         config,
         new ChildTaskRepository(ctx.redis, ctx.keys, config),
         lifecycle,
+        new ArchivedTasks(),
       ),
       input: new ProvideInputUseCase(
         tasks,

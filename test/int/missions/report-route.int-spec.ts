@@ -4,7 +4,10 @@ import { InProcessApi } from '../../support/in-process-api';
 
 /** `GET /v1/tasks/:id/report` over HTTP: Markdown built from what the runtime recorded, per tenant. */
 describe('the task report route', () => {
-  const ctx = new RedisTestContext('report', { API_KEYS: 'acme:acme-key-123,globex:globex-key-456' });
+  const ctx = new RedisTestContext('report', {
+    API_KEYS: 'acme:acme-key-123,globex:globex-key-456',
+    PUBLIC_BASE_URL: 'https://vigil.example.com/',
+  });
   let api: InProcessApi;
   let acme: HttpClient;
 
@@ -36,10 +39,12 @@ describe('the task report route', () => {
     const task = { id: created.body.id as string, tenantId: 'acme' };
     await api.app.get(TaskLifecycle).claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const recorder = api.app.get(StepRecorder);
+    const screenshot = 'e'.repeat(64);
     const finding = {
       title: 'Refunds are rare',
       body: 'Under 1% of orders.',
       data: { share: 0.008 },
+      artifacts: [screenshot],
       attempt: 1,
       at: 5,
     };
@@ -76,6 +81,10 @@ describe('the task report route', () => {
     expect(report).toContain('Not verified yet. Its exit criteria: `all_steps_recorded` = 2.');
     expect(report).toContain('### 1. Refunds are rare');
     expect(report).toContain('```json\n{"share":0.008}\n```');
+    // The finding's screenshot, linked absolute from PUBLIC_BASE_URL.
+    expect(report).toContain(
+      `Evidence: [1. artifact eeeeeeeeeeee](https://vigil.example.com/v1/tasks/${task.id}/artifacts/${screenshot})`,
+    );
     expect(report).toContain('1 write in the write journal; each was made once.');
     expect(report).toContain('| 1 | create_ticket | {"title":"Refund policy unclear"} | id: T-17 | 1 | — |');
     expect(report).toContain('2 tool calls recorded');

@@ -22,7 +22,8 @@ import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceContextCache } from './slice-context';
 import { SliceServices } from './slice-services';
 import { failAttempt, handOff, type SliceOutcome } from './slice-hand-off';
-import { SliceSession } from './slice-session';
+import { SliceSession, type SliceData } from './slice-session';
+import { STATEFUL_SEARCH_LIMIT, StatefulServers } from './stateful-servers';
 import { progressHeartbeat, resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
@@ -131,6 +132,7 @@ export class SliceRunner {
         task.children && this.services.childTasks
           ? childrenSection(await this.services.childTasks.list(task.id))
           : '';
+      const statefulServers = await this.statefulServersOf(task, tools);
       const created = this.createSession(
         claimed,
         job,
@@ -138,7 +140,7 @@ export class SliceRunner {
         heartbeat,
         bound,
         tools,
-        childrenSummary,
+        { childrenSummary, statefulServers },
         span,
       );
       session = created.session;
@@ -222,6 +224,24 @@ export class SliceRunner {
     return { ...loaded, task };
   }
 
+  /**
+   * The task's stateful servers, their last use read from the action log and compared with the
+   * sessions this Worker holds (docs/missions.md, "Stateful tool servers"); none when it has none.
+   * `task` is the record as claimed: its `workerId` is the Worker of the previous slice.
+   */
+  private async statefulServersOf(task: TaskRecord, tools: KindTool[]): Promise<StatefulServers | undefined> {
+    const servers = new StatefulServers(tools);
+    if (!servers.any) return undefined;
+    await servers.readLastUse(this.contexts.actionsNewestFirst(task.id, 25, STATEFUL_SEARCH_LIMIT));
+    const notice = servers.open({
+      task,
+      workerId: this.services.workerId,
+      codeVersion: CODE_VERSION.label,
+    });
+    if (notice) this.logger.log(`task ${task.id}: the opening says a stateful tool server restarted`);
+    return servers;
+  }
+
   private createSession(
     claimed: ClaimedSlice,
     job: SliceJob,
@@ -229,7 +249,7 @@ export class SliceRunner {
     heartbeat: HeartbeatTimer,
     bound: BoundKind,
     tools: KindTool[],
-    childrenSummary: string,
+    situation: Pick<SliceData, 'childrenSummary' | 'statefulServers'>,
     span: TraceSpan,
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
     const { task, context } = claimed;
@@ -244,7 +264,9 @@ export class SliceRunner {
       plan: () => (plan.current ??= deepFreeze(planOf())),
       doneSteps: context.doneSteps,
       findings: context.findings,
+      outputs: context.outputs,
       options: task.agent.scripted ?? {},
+      followsRestartNotice: Boolean(situation.statefulServers?.openingNotice),
       claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
     });
     const progressBeat = () =>
@@ -263,7 +285,7 @@ export class SliceRunner {
         slice,
         context,
         signal: controller.signal,
-        childrenSummary,
+        ...situation,
         span,
       },
       ledger: this.services.stepLedger({

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
+import { ArtifactList, ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
 import { NOOP_TRACING, TRACING, type SpanParent, type Tracing } from '@vigil/telemetry';
 import type { ModelProvider } from '../models/model-provider';
 import { ModelProviders } from '../models/model-providers';
@@ -42,6 +42,8 @@ export class SliceServices {
     @Optional() @Inject(CHILD_TASKS) readonly children?: ChildTaskStarter,
     /** Tool outputs larger than MAX_INLINE_OUTPUT_BYTES go to the object store (always, in the Worker). */
     @Optional() readonly outputs?: OutputClaimCheck,
+    /** The task's artifact list: a finding's `artifacts` are checked against it. */
+    @Optional() readonly artifactList?: ArtifactList,
     @Optional() @Inject(TRACING) private readonly tracer?: Tracing,
   ) {}
 

@@ -14,6 +14,7 @@ import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
 import { buildPrompt } from './prompt-builder';
+import { readOutput } from './read-output';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import type {
@@ -70,9 +71,10 @@ export class SliceSession {
         const criteria = task.exitCriteria
           .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
           .join('\n');
-        return buildPrompt(task, kind, context, criteria, style, slice.childrenSummary);
+        const situation = [slice.childrenSummary, slice.statefulServers?.openingNotice].filter(Boolean);
+        return buildPrompt(task, kind, context, criteria, style, situation.join('\n\n'));
       },
-      { trim: style === 'bounded' },
+      { trim: style === 'bounded', maxImages: services.config.visionMaxImages },
     );
     this.calls = new CallsInFlight(services.watchdog, hooks.onHungCall);
     this.tracing = services.tracing ?? NOOP_TRACING;
@@ -135,6 +137,14 @@ export class SliceSession {
     return { end: 'next_slice' };
   }
 
+  /** A stateful server that restarted since the agent's last call to it: said before the result. */
+  private withRestartNotice(tool: string, args: Record<string, unknown>, outcome: ToolOutcome): ToolOutcome {
+    const notice = this.slice.statefulServers?.afterCall(tool, args, outcome);
+    if (!notice) return outcome;
+    const shown = outcome.shown ?? JSON.stringify(outcome.result ?? { ok: true });
+    return { ...outcome, shown: `${notice}\n\n${shown}` };
+  }
+
   /** Children are started by a kind that declares it may (`capabilities.startsChildren`), and only where the runtime can create them. */
   private offersSubtasks(): boolean {
     return this.services.children !== undefined && startsChildren(this.slice.kind);
@@ -187,10 +197,13 @@ export class SliceSession {
     try {
       outcome = await this.services.executor.run(tool, args, toolContext);
       // Storing a large output is part of the call, under its deadline.
-      if (this.services.outputs) outcome = await this.services.outputs.bound(outcome, task);
+      // So is keeping its images and files (artifacts): none is recorded before it is stored.
+      if (this.services.outputs)
+        outcome = await this.services.outputs.keep(outcome, { task, tool: tool.taskName ?? tool.name });
     } finally {
       this.calls.end(watched);
     }
+    outcome = this.withRestartNotice(call.name, args, outcome);
     // A tool that gave up because the deadline aborted it returns an error: the attempt ends on the abort.
     signal.throwIfAborted();
     const ended = await this.recordStep({
@@ -231,10 +244,22 @@ export class SliceSession {
     if (request.tool === 'read_output') {
       // A read of the slice context's saved outputs, recorded like every other call.
       const { outputs } = this.slice.context;
+      const { task } = this.slice;
+      const whole = (saved: unknown) => this.services.outputs?.whole(saved, task) ?? Promise.resolve(saved);
       const outcome: ToolOutcome = outputs.has(request.key)
-        ? { key: null, ok: true, result: { key: request.key, output: outputs.get(request.key) } }
+        ? await readOutput(request.key, request.offset, outputs.get(request.key), whole)
         : failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
       return this.recordStep({ ...step, outcome });
+    }
+    if (request.tool === 'record_finding' && request.finding.artifacts?.length) {
+      const unknown = await this.unknownArtifacts(request.finding.artifacts);
+      if (unknown.length)
+        return this.recordStep({
+          ...step,
+          outcome: failure(
+            `not an artifact of this task: ${unknown.join(', ')} (an image a tool returned names its id)`,
+          ),
+        });
     }
     const extra: StepDone['extra'] = {};
     if (request.tool === 'record_finding') extra.finding = request.finding;
@@ -249,6 +274,13 @@ export class SliceSession {
     if (request.tool === 'request_human_input')
       return { end: 'waiting_on_human', question: request.question };
     return undefined;
+  }
+
+  /** The ids a finding names that are not in the task's artifact list. */
+  private async unknownArtifacts(ids: string[]): Promise<string[]> {
+    const list = this.services.artifactList;
+    const known = new Set(list ? (await list.live(this.slice.task.id)).map((entry) => entry.id) : []);
+    return ids.filter((id) => !known.has(id));
   }
 
   /**
@@ -287,7 +319,13 @@ export class SliceSession {
       const payload = outcome.ok
         ? (outcome.shown ?? outcome.result ?? { ok: true })
         : { error: outcome.error };
-      this.conversation.toolResult(call, outcome.ok, payload, outcome.ok ? outcome.key : null);
+      this.conversation.toolResult(
+        call,
+        outcome.ok,
+        payload,
+        outcome.ok ? outcome.key : null,
+        outcome.images,
+      );
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (consecutiveErrors >= this.services.config.maxConsecutiveErrors) {

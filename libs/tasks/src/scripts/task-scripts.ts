@@ -14,7 +14,7 @@ export const TASK_SCRIPT_KEYS = {
   'transition-task': 21,
   'heartbeat-task': 4,
   'load-slice': 5,
-  'record-step': 9,
+  'record-step': 10,
   'journal-intent': 2,
   'reconcile-journal': 4,
   'resolve-unresolved-write': 4,
@@ -26,7 +26,7 @@ export const TASK_SCRIPT_KEYS = {
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
   'register-child': 6,
-  'forget-task': 23,
+  'forget-task': 24,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

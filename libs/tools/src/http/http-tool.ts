@@ -1,5 +1,6 @@
 import { ConfigError, HttpToolEntry, HttpToolMethod } from '@vigil/config';
 import { scrubSecrets } from '@vigil/platform';
+import { binaryLine, toolBinaryOf } from '../binary/tool-binary';
 import { argumentCheck, ArgumentCheck } from '../common/argument-validator';
 import { boundText } from '../common/bounded-text';
 import { CallDeadline } from '../common/call-deadline';
@@ -81,6 +82,11 @@ export class HttpTool implements ExternalTool {
       this.deadline(options),
       this.settings.allowPrivate,
     );
+    if (response.binary) {
+      // An image or other binary answer is an artifact: the record keeps its reference only.
+      const binary = await toolBinaryOf(response.binary.data, response.binary.contentType);
+      return { text: binaryLine(binary), raw: { artifact: binary.ref }, binaries: [binary] };
+    }
     const text =
       response.body === null
         ? `(no content, HTTP ${response.status})`

@@ -13,6 +13,7 @@ import {
   ToolCallOutput,
   ToolInputSchema,
 } from '../tool-gateway';
+import { withoutBinaries } from './mcp-binaries';
 import { mcpLookupFound } from './mcp-lookup-found';
 import { mcpResultText } from './mcp-result-text';
 import type { McpServerConnection } from './mcp-server-connection';
@@ -46,6 +47,7 @@ export class McpTool implements ExternalTool {
   readonly idempotent: boolean;
   readonly hasLookup: boolean;
   readonly timeoutMs?: number;
+  readonly statefulServer?: ExternalTool['statefulServer'];
   /** Present only when the catalog gives this write a lookup. */
   readonly lookup?: ExternalTool['lookup'];
   private readonly checkArguments: ArgumentCheck;
@@ -64,7 +66,12 @@ export class McpTool implements ExternalTool {
       DESCRIPTION_LIMIT,
     );
     this.inputSchema = definition.inputSchema as ToolInputSchema;
-    this.effect = definition.annotations?.readOnlyHint === true ? 'read' : 'write';
+    this.effect =
+      definition.annotations?.readOnlyHint === true || connection.runsAsRead(definition.name)
+        ? 'read'
+        : 'write';
+    if (connection.stateful)
+      this.statefulServer = { name: connection.name, session: () => connection.session };
     this.idempotent = definition.annotations?.idempotentHint === true;
     this.hasLookup = write?.lookup !== undefined;
     this.timeoutMs = connection.timeoutMs === defaultTimeoutMs ? undefined : connection.timeoutMs;
@@ -83,14 +90,20 @@ export class McpTool implements ExternalTool {
     const sent = this.withIdempotencyArgument(args, options.idempotencyKey);
     this.checkArguments(sent);
     const meta = metaOf(options, true);
-    const result = await this.connection.callTool(this.definition.name, sent, {
+    const { result, session } = await this.connection.callToolInSession(this.definition.name, sent, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
       ...(meta ? { meta } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const text = mcpResultText(result);
-    if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${text}`);
-    return { text, raw: result };
+    if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${mcpResultText(result)}`);
+    const { result: recorded, binaries } = await withoutBinaries(result);
+    const text = mcpResultText(recorded);
+    return {
+      text,
+      raw: recorded,
+      ...(binaries.length ? { binaries } : {}),
+      ...(this.statefulServer ? { session } : {}),
+    };
   }
 
   private async runLookup(
