@@ -14,6 +14,7 @@ import {
 import { sectionsOf } from '@vigil/config';
 import { kindServices } from '@vigil/kinds';
 import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
+import { attemptSpanId, taskTraceId, type Tracing } from '@vigil/telemetry';
 import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
@@ -32,7 +33,13 @@ import {
   type JournalEntry,
   type ScriptedTurn,
 } from '@vigil/tasks';
-import { RedisTestContext, FakeToolGateway, TEST_CLAIM, builtInKindBinder } from '@vigil/testing';
+import {
+  RedisTestContext,
+  FakeToolGateway,
+  TEST_CLAIM,
+  builtInKindBinder,
+  memoryTracing,
+} from '@vigil/testing';
 import { FakeCatalog } from '../../support/fake-catalog';
 
 /**
@@ -67,7 +74,7 @@ describe('missions on the runtime', () => {
     await ctx.close();
   });
 
-  function runtime(catalog: Pick<FakeCatalog, 'gateway'>) {
+  function runtime(catalog: Pick<FakeCatalog, 'gateway'>, tracing?: Tracing) {
     const kinds = builtInKindBinder(config, catalog.gateway);
     const ledger = new SpendLedger(ctx.redis, ctx.keys);
     const runner = new SliceRunner(
@@ -87,6 +94,12 @@ describe('missions on the runtime', () => {
         new LoopLag(),
         config,
         'mission-worker',
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        undefined,
+        tracing,
       ),
     );
     const checks = new ExitCheckRunner(kinds, contexts);
@@ -106,6 +119,7 @@ describe('missions on the runtime', () => {
         lifecycle,
         journal,
         new ReadableTasks(tasks, new ArchivedTasks()),
+        tracing,
       ),
       checks,
       retries: new RetryPublisher(
@@ -358,9 +372,9 @@ describe('missions on the runtime', () => {
   });
 
   describe('a write whose answer was lost and that has no lookup', () => {
-    async function waitingTask(catalog: FakeCatalog) {
+    async function waitingTask(catalog: FakeCatalog, tracing?: Tracing) {
       catalog.dropAnswerOnce.add('renew the domain');
-      const parts = runtime(catalog);
+      const parts = runtime(catalog, tracing);
       const { task } = await parts.create.execute(
         'acme',
         mission(
@@ -410,6 +424,32 @@ describe('missions on the runtime', () => {
       expect((await contexts.load(task.id)).findings.map((finding) => finding.title)).toEqual([
         'Ticket filed',
       ]);
+    });
+
+    it('traces it: the write with its traceparent, its journal outcome unresolved, then the wait for the person', async () => {
+      const catalog = new FakeCatalog();
+      const { tracing, spans } = memoryTracing();
+      const { task, input } = await waitingTask(catalog, tracing);
+      await input.execute('acme', task.id, { text: 'TCK-1', resolution: 'done' });
+      const inTrace = spans().filter((span) => span.spanContext().traceId === taskTraceId(task.id));
+      const write = inTrace.find((span) => span.name === 'execute_tool create_ticket')!;
+      expect(write.attributes).toMatchObject({
+        'vigil.tool.effect': 'write',
+        'vigil.tool.journal': 'unresolved',
+        'vigil.tool.outcome': 'error',
+      });
+      const [call] = catalog.gateway.callsOf('create_ticket');
+      expect(call.traceparent).toBe(`00-${taskTraceId(task.id)}-${write.spanContext().spanId}-01`);
+      const wait = inTrace.find((span) => span.name === 'vigil.human_wait')!;
+      expect(wait.parentSpanContext?.spanId).toBe(attemptSpanId(task.id, task.attempt));
+      expect(wait.attributes).toMatchObject({
+        'vigil.human.reason': 'unresolved_write',
+        'vigil.human.resolution': 'done',
+      });
+      // No content capture: neither the question nor the answer is on the span.
+      expect(wait.attributes['vigil.human.answer']).toBeUndefined();
+      const slice = inTrace.find((span) => span.name === 'vigil.slice')!;
+      expect(slice.attributes['vigil.slice.outcome']).toBe('waiting_on_human');
     });
 
     it('"not_done": the write is made exactly once more', async () => {
