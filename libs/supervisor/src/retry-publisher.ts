@@ -10,7 +10,7 @@ import {
   TaskRecord,
   WriteJournal,
 } from '@vigil/tasks';
-import { NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
+import { GEN_AI, NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import { decisionSpan } from './decision-spans';
 import type { CheckRun } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
@@ -150,6 +150,12 @@ export class RetryPublisher {
         }
       });
       if (!tool?.reconcile) continue;
+      // The lookup is a call out of the task: a span of the attempt that left the write unknown.
+      const span = decisionSpan(this.tracing, { id: task.id, attempt: entry.attempt }, 'reconcile', {
+        [VIGIL.stepKey]: key,
+        [GEN_AI.toolName]: tool.name,
+      });
+      const traceparent = span.traceparent();
       try {
         const found = await tool.reconcile(entry.args, {
           taskId: task.id,
@@ -158,6 +164,7 @@ export class RetryPublisher {
           outputs: context.outputs,
           signal: AbortSignal.timeout(30_000),
           services: bound.services,
+          ...(traceparent ? { traceparent } : {}),
         });
         if (found !== null && found !== undefined) {
           const recorded = await this.journal.recordReconciled(
@@ -169,10 +176,14 @@ export class RetryPublisher {
           // Keep the loaded context in step with what the script wrote.
           if (recorded) context.doneSteps.add(key);
         }
+        span.set({ 'vigil.reconcile.found': found !== null && found !== undefined });
         results.push({ key, found: found !== null && found !== undefined });
       } catch (error) {
+        span.fail(error, 'lookup_failed');
         // The next attempt reconciles this write itself before writing (the journal still says intent).
         this.logger.warn(`task ${task.id}: reconciling ${key} failed: ${String(error)}`);
+      } finally {
+        span.end();
       }
     }
     return results;

@@ -130,6 +130,7 @@ describe('missions on the runtime', () => {
         new FailureReporter(contexts, checks),
         sections.limits,
         sections.models,
+        tracing,
       ),
     };
   }
@@ -287,7 +288,8 @@ describe('missions on the runtime', () => {
 
   it('the Watcher looks up a write the crashed attempt made before it retries; the retry does not make it again', async () => {
     const catalog = new FakeCatalog();
-    const { runner, create, retries } = runtime(catalog);
+    const { tracing, spans } = memoryTracing();
+    const { runner, create, retries } = runtime(catalog, tracing);
     const { task } = await create.execute(
       'acme',
       mission(
@@ -327,6 +329,19 @@ describe('missions on the runtime', () => {
     const queued = (await tasks.get(task.id))!;
     expect(queued).toMatchObject({ status: 'queued', attempt: 2, completedUnits: 1 });
     expect(queued.retryContext?.reconciled).toEqual([{ key: tool.stepKey(args, task.input), found: true }]);
+    // In the trace: the lookup under the attempt that left the write unknown, then attempt 2 made.
+    const inTrace = spans().filter((span) => span.spanContext().traceId === taskTraceId(task.id));
+    const lookup = inTrace.find((span) => span.name === 'vigil.watcher.reconcile')!;
+    expect(lookup.parentSpanContext?.spanId).toBe(attemptSpanId(task.id, 1));
+    expect(lookup.attributes).toMatchObject({
+      'vigil.step.key': tool.stepKey(args, task.input),
+      'vigil.reconcile.found': true,
+    });
+    const attempt = inTrace.find(
+      (span) => span.name === 'vigil.attempt' && span.attributes['vigil.attempt'] === 2,
+    )!;
+    expect(attempt.spanContext().spanId).toBe(attemptSpanId(task.id, 2));
+    expect(attempt.attributes).toMatchObject({ 'vigil.attempt.reason': 'crashed', 'vigil.retry.number': 1 });
     expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
     expect(catalog.gateway.callsOf('notes.create_note')).toHaveLength(1);
     expect(catalog.notes.size).toBe(1);
