@@ -26,3 +26,4 @@ export * from './lifecycle-fakes';
 export * from './in-memory-step-ledger';
 export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
+export * from './agent/slice-runner-harness';

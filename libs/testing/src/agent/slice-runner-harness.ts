@@ -1,0 +1,109 @@
+import {
+  ActiveSlices,
+  CallWatchdog,
+  GlobalSpendGate,
+  LoopLag,
+  ModelProviders,
+  SliceContextCache,
+  SliceRunner,
+  SliceServices,
+  ToolExecutor,
+} from '@vigil/agent';
+import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config';
+import type { KindBinder } from '@vigil/kinds';
+import { SliceQueue, WakeQueue } from '@vigil/queue';
+import {
+  ControlSignals,
+  redisTaskLifecycle,
+  SpendLedger,
+  StepRecorder,
+  TaskContextStore,
+  TaskRepository,
+  WriteJournal,
+  type TaskLifecycle,
+} from '@vigil/tasks';
+import type { ToolGateway } from '@vigil/tools';
+import { builtInKindBinder } from '../kinds/kind-binder';
+import type { RedisTestContext } from '../redis-test-context';
+
+/**
+ * The Worker's slice runner in the test's process, put together as the Worker's modules put it
+ * together, on the test's Redis with real slice and wake queues (shard 0). No model key is set, so
+ * every task runs its scripted agent; the tools are the test's gateway. Its queues close with `ctx`.
+ */
+export class SliceRunnerHarness {
+  readonly config: VigilConfig;
+  readonly sections: ConfigSections;
+  readonly tasks: TaskRepository;
+  readonly contexts: TaskContextStore;
+  readonly journal: WriteJournal;
+  readonly slices: SliceQueue;
+  readonly lifecycle: TaskLifecycle;
+
+  constructor(readonly ctx: RedisTestContext) {
+    this.config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
+    this.sections = sectionsOf(this.config);
+    this.tasks = new TaskRepository(ctx.redis, ctx.keys, this.config);
+    this.contexts = new TaskContextStore(ctx.redis, ctx.keys);
+    this.journal = new WriteJournal(ctx.redis, ctx.keys);
+    this.slices = new SliceQueue([ctx.sliceQueue()], ctx.keys);
+    this.lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, this.config, {
+      slices: this.slices,
+      wakeups: new WakeQueue([ctx.wakeQueue()], ctx.keys),
+    });
+  }
+
+  /** The built-in kinds, their tools calling `tools`. */
+  kinds(tools: ToolGateway): KindBinder {
+    return builtInKindBinder(this.config, tools);
+  }
+
+  /** A runner of the built-in kinds over `tools`; pass `held` to look at what it holds between slices. */
+  runner(
+    tools: ToolGateway,
+    options: { held?: SliceContextCache; workerId?: string; kinds?: KindBinder } = {},
+  ): SliceRunner {
+    const { ctx, config } = this;
+    const ledger = new SpendLedger(ctx.redis, ctx.keys);
+    return new SliceRunner(
+      this.tasks,
+      this.lifecycle,
+      this.contexts,
+      options.held ?? new SliceContextCache(config),
+      options.kinds ?? this.kinds(tools),
+      new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
+      new SliceServices(
+        new StepRecorder(ctx.redis, ctx.keys, config),
+        new ToolExecutor(this.journal),
+        new ModelProviders(this.sections.models, this.sections.clocks),
+        new GlobalSpendGate(ledger, config),
+        ledger,
+        new CallWatchdog(config),
+        new LoopLag(),
+        config,
+        options.workerId ?? 'worker-under-test',
+      ),
+    );
+  }
+
+  /**
+   * Runs the slices of the task's current attempt, each numbered after the last one recorded, until
+   * one does not hand on to a next slice (at most `max`); their outcomes in order.
+   */
+  async runSlices(runner: SliceRunner, taskId: string, max = 30): Promise<string[]> {
+    const outcomes: string[] = [];
+    for (let i = 0; i < max; i++) {
+      const task = await this.tasks.get(taskId);
+      if (!task) throw new Error(`task ${taskId} is not in Redis`);
+      const outcome = await runner.run({
+        taskId,
+        attempt: task.attempt,
+        slice: task.sliceCount + 1,
+        reason: 'next_slice',
+      });
+      outcomes.push(outcome);
+      if (outcome !== 'next_slice') break;
+    }
+    return outcomes;
+  }
+}
