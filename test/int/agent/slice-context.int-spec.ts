@@ -1,5 +1,12 @@
 import { TaskKind } from '@vigil/kinds';
-import { modelSession, newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
+import {
+  modelSession,
+  newNoopTask,
+  RedisTestContext,
+  TEST_CLAIM,
+  TestModel,
+  redisLifecycle,
+} from '@vigil/testing';
 import { HeldContext, SliceContext, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import {
   buildPrompt,
@@ -12,13 +19,11 @@ import {
 import { noopKind } from '@vigil/builtin-kinds';
 
 /** Asks for noop steps 0, 1, 2, … and records a finding after step 1; `during` runs before each call. */
-class StepModel implements ModelProvider {
-  readonly name = 'opus';
-  readonly modelId = 'claude-test';
-  calls = 0;
-  constructor(private readonly during: (call: number) => Promise<void> = async () => undefined) {}
-  async generate(_request: GenerateRequest): Promise<GenerateResult> {
-    const call = this.calls++;
+class StepModel extends TestModel {
+  constructor(private readonly during: (call: number) => Promise<void> = async () => undefined) {
+    super();
+  }
+  protected async reply(_request: GenerateRequest, call: number): Promise<GenerateResult> {
     await this.during(call);
     const toolCall =
       call === 2

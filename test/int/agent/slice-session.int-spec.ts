@@ -1,11 +1,17 @@
-import { modelSession, newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
+import {
+  modelSession,
+  newNoopTask,
+  RedisTestContext,
+  TEST_CLAIM,
+  TestModel,
+  redisLifecycle,
+} from '@vigil/testing';
 import { SpendLedger, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
 import {
   estimateCostUsd,
   type GenerateRequest,
   type GenerateResult,
   MAX_OUTPUT_TOKENS,
-  type ModelProvider,
   promptTokenBound,
 } from '@vigil/agent';
 
@@ -13,14 +19,10 @@ import {
  * A model that always asks for the next noop step and bills honestly: input as many tokens as a
  * quarter of the prompt's bytes, output as much as it may (2,000, or max_tokens if lower).
  */
-class ExpensiveModel implements ModelProvider {
-  readonly name = 'opus';
-  readonly modelId = 'claude-test';
-  calls = 0;
+class ExpensiveModel extends TestModel {
   readonly maxTokens: number[] = [];
   readonly costs: number[] = [];
-  async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const index = this.calls++;
+  protected async reply(request: GenerateRequest, index: number): Promise<GenerateResult> {
     if (!request.system.includes('never repeat a step')) throw new Error('the prompt lost its rules');
     this.maxTokens.push(request.maxTokens ?? MAX_OUTPUT_TOKENS);
     const usage = {

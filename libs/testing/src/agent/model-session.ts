@@ -11,6 +11,8 @@ import {
   GlobalSpendGate,
   PaidModelCall,
   RecordedStepLedger,
+  type GenerateRequest,
+  type GenerateResult,
   type ModelProvider,
   ModelSpend,
   SliceSession,
@@ -74,4 +76,20 @@ export function modelSession(
       watchdog: new CallWatchdog(ctx.config),
     },
   });
+}
+
+/**
+ * A model written for one test: priced as Opus (`estimateCostUsd` knows it), counting its calls;
+ * `reply` answers call number `call` (0 for the first).
+ */
+export abstract class TestModel implements ModelProvider {
+  readonly name = 'opus';
+  readonly modelId = 'claude-test';
+  calls = 0;
+
+  generate(request: GenerateRequest): Promise<GenerateResult> {
+    return this.reply(request, this.calls++);
+  }
+
+  protected abstract reply(request: GenerateRequest, call: number): Promise<GenerateResult>;
 }
