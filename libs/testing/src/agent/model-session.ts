@@ -1,9 +1,13 @@
 import { TaskKind, kindServices } from '@vigil/kinds';
 import {
   SpendLedger,
+  StepRecorder,
+  TaskContextStore,
+  TaskRepository,
   WriteJournal,
+  type NewTask,
   type SliceContext,
-  type StepRecorder,
+  type TaskLifecycle,
   type TaskRecord,
 } from '@vigil/tasks';
 import {
@@ -20,62 +24,86 @@ import {
 } from '@vigil/agent';
 import type { RedisTestContext } from '../redis-test-context';
 import { FakeToolGateway } from '../kinds/fake-tool-gateway';
+import { redisLifecycle, TEST_CLAIM } from '../lifecycle-fakes';
 import { noopKind } from '@vigil/builtin-kinds';
 
-/** A noop task's slice (attempt 1, slice 1) driven by a test model, on the test's real Redis. */
-export function modelSession(
-  ctx: RedisTestContext,
-  recorder: StepRecorder,
-  slice: {
+/**
+ * Slice sessions of noop tasks driven by a test model, on the test's real Redis: the repository,
+ * step recorder, context store and lifecycle (on the real transition script, its queues recording)
+ * that such a test sets its tasks up through, and `session` for attempt 1, slice 1.
+ */
+export class SliceSessionHarness {
+  readonly tasks: TaskRepository;
+  readonly recorder: StepRecorder;
+  readonly contexts: TaskContextStore;
+  readonly lifecycle: TaskLifecycle;
+
+  constructor(readonly ctx: RedisTestContext) {
+    this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    this.recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+    this.contexts = new TaskContextStore(ctx.redis, ctx.keys);
+    this.lifecycle = redisLifecycle(ctx).lifecycle;
+  }
+
+  /** Creates `task` under `id` and claims its first slice (attempt 1) as a test Worker: the record then. */
+  async runningTask(id: string, task: NewTask): Promise<TaskRecord> {
+    const { task: created } = await this.tasks.create(id, task);
+    await this.lifecycle.claimSlice(created, { attempt: 1, ...TEST_CLAIM });
+    return (await this.tasks.get(id))!;
+  }
+
+  /** The slice session of `task` (attempt 1, slice 1) from `context`, its model `provider`. */
+  session(slice: {
     task: TaskRecord;
     context: SliceContext;
     contextVersion: number;
     writer: string;
     provider: ModelProvider;
-  },
-): SliceSession {
-  const { task, context, contextVersion, writer, provider } = slice;
-  return new SliceSession({
-    slice: {
-      task,
-      kind: noopKind as TaskKind,
-      tools: noopKind.tools as TaskKind['tools'],
-      kindServices: kindServices(ctx.config, new FakeToolGateway([])),
-      attempt: 1,
-      slice: 1,
-      context,
-      signal: new AbortController().signal,
-    },
-    ledger: new RecordedStepLedger(recorder, {
-      taskId: task.id,
-      attempt: 1,
-      slice: 1,
-      context,
-      contextVersion,
-      writer,
-      codeVersion: 'test',
-    }),
-    model: new PaidModelCall(
-      provider,
-      new ModelSpend(
-        new SpendLedger(ctx.redis, ctx.keys),
-        new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
-        { id: task.id, attempt: 1, budgetUsd: task.budgetUsd },
-      ),
-      ctx.config,
-    ),
-    hooks: {
-      onHungCall: (call) => {
-        throw new Error(`unexpected hung call in a test session: ${JSON.stringify(call)}`);
+  }): SliceSession {
+    const { ctx, recorder } = this;
+    const { task, context, contextVersion, writer, provider } = slice;
+    return new SliceSession({
+      slice: {
+        task,
+        kind: noopKind as TaskKind,
+        tools: noopKind.tools as TaskKind['tools'],
+        kindServices: kindServices(ctx.config, new FakeToolGateway([])),
+        attempt: 1,
+        slice: 1,
+        context,
+        signal: new AbortController().signal,
       },
-      draining: () => false,
-    },
-    services: {
-      config: ctx.config,
-      executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-      watchdog: new CallWatchdog(ctx.config),
-    },
-  });
+      ledger: new RecordedStepLedger(recorder, {
+        taskId: task.id,
+        attempt: 1,
+        slice: 1,
+        context,
+        contextVersion,
+        writer,
+        codeVersion: 'test',
+      }),
+      model: new PaidModelCall(
+        provider,
+        new ModelSpend(
+          new SpendLedger(ctx.redis, ctx.keys),
+          new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
+          { id: task.id, attempt: 1, budgetUsd: task.budgetUsd },
+        ),
+        ctx.config,
+      ),
+      hooks: {
+        onHungCall: (call) => {
+          throw new Error(`unexpected hung call in a test session: ${JSON.stringify(call)}`);
+        },
+        draining: () => false,
+      },
+      services: {
+        config: ctx.config,
+        executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
+        watchdog: new CallWatchdog(ctx.config),
+      },
+    });
+  }
 }
 
 /**
