@@ -1,10 +1,9 @@
 import { createHash } from 'node:crypto';
 import { kindServices } from '@vigil/kinds';
-import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
+import { ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
   ArchivedTasks,
-  ChildTaskRepository,
   InvalidTaskInputError,
   ReadableTasks,
   type ExitCriterion,
@@ -36,15 +35,7 @@ describe('missions on the runtime', () => {
     const checks = new ExitCheckRunner(kinds, contexts);
     return {
       runner: harness.runner(catalog.gateway, { kinds, workerId: 'mission-worker' }),
-      create: new CreateTaskUseCase(
-        tasks,
-        kinds,
-        harness.slices,
-        config,
-        new ChildTaskRepository(ctx.redis, ctx.keys, config),
-        lifecycle,
-        new ArchivedTasks(),
-      ),
+      create: harness.createUseCase(kinds),
       input: new ProvideInputUseCase(
         tasks,
         lifecycle,

@@ -10,9 +10,12 @@ import {
   ToolExecutor,
 } from '@vigil/agent';
 import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config';
+import { CreateTaskUseCase } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
 import { SliceQueue, WakeQueue } from '@vigil/queue';
 import {
+  ArchivedTasks,
+  ChildTaskRepository,
   ControlSignals,
   redisTaskLifecycle,
   SpendLedger,
@@ -28,8 +31,9 @@ import type { RedisTestContext } from '../redis-test-context';
 
 /**
  * The Worker's slice runner in the test's process, put together as the Worker's modules put it
- * together, on the test's Redis with real slice and wake queues (shard 0). No model key is set, so
- * every task runs its scripted agent; the tools are the test's gateway. Its queues close with `ctx`.
+ * together, on the test's Redis with real slice and wake queues (one of each per shard), and the
+ * create use case that publishes to them. No model key is set, so every task runs its scripted
+ * agent; the tools are the test's gateway. Its queues close with `ctx`.
  */
 export class SliceRunnerHarness {
   readonly config: VigilConfig;
@@ -37,6 +41,7 @@ export class SliceRunnerHarness {
   readonly tasks: TaskRepository;
   readonly contexts: TaskContextStore;
   readonly journal: WriteJournal;
+  readonly children: ChildTaskRepository;
   readonly slices: SliceQueue;
   readonly lifecycle: TaskLifecycle;
 
@@ -46,11 +51,35 @@ export class SliceRunnerHarness {
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, this.config);
     this.contexts = new TaskContextStore(ctx.redis, ctx.keys);
     this.journal = new WriteJournal(ctx.redis, ctx.keys);
-    this.slices = new SliceQueue([ctx.sliceQueue()], ctx.keys);
+    this.children = new ChildTaskRepository(ctx.redis, ctx.keys, this.config);
+    const shards = ctx.keys.allShards();
+    this.slices = new SliceQueue(
+      shards.map((shard) => ctx.sliceQueue(shard)),
+      ctx.keys,
+    );
     this.lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, this.config, {
       slices: this.slices,
-      wakeups: new WakeQueue([ctx.wakeQueue()], ctx.keys),
+      wakeups: new WakeQueue(
+        shards.map((shard) => ctx.wakeQueue(shard)),
+        ctx.keys,
+      ),
     });
+  }
+
+  /**
+   * Task creation as POST /v1/tasks runs it, publishing first slices to the real queues; with no
+   * object store, a replayed key never finds an archived task.
+   */
+  createUseCase(kinds: KindBinder): CreateTaskUseCase {
+    return new CreateTaskUseCase(
+      this.tasks,
+      kinds,
+      this.slices,
+      this.config,
+      this.children,
+      this.lifecycle,
+      new ArchivedTasks(),
+    );
   }
 
   /** The built-in kinds, their tools calling `tools`. */
