@@ -1,4 +1,5 @@
 export * from './redis-test-context';
+export * from './task-harness';
 export * from './watcher-context';
 export * from './task-factory';
 export * from './http-client';

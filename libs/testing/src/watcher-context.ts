@@ -2,25 +2,17 @@ import { Module, type INestApplicationContext } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { PlatformModule } from '@vigil/platform';
 import { SupervisorModule, TaskSupervisor } from '@vigil/supervisor';
-import { TaskRepository, type TaskLifecycle } from '@vigil/tasks';
-import { redisLifecycle } from './lifecycle-fakes';
 import type { RedisTestContext } from './redis-test-context';
+import { TaskHarness } from './task-harness';
 
 /**
  * The Watcher's modules (platform and supervisor, as apps/watcher imports them) as a Nest context in
- * the test's process, on the test's Redis and prefix, with what its tests set tasks up through: the
- * task repository and a lifecycle on the real transition script (its queues recording; the
- * Watcher's own publishes go to the real slice queue, `ctx.sliceQueue()`). `ctx.close()` closes it.
+ * the test's process, on the test's Redis and prefix, with what its tests set tasks up through (a
+ * TaskHarness: its lifecycle's queues record; the Watcher's own publishes go to the real slice
+ * queue, `ctx.sliceQueue()`). `ctx.close()` closes it.
  */
-export class WatcherHarness {
-  readonly tasks: TaskRepository;
-  readonly lifecycle: TaskLifecycle;
+export class WatcherHarness extends TaskHarness {
   private context?: INestApplicationContext;
-
-  constructor(readonly ctx: RedisTestContext) {
-    this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-    this.lifecycle = redisLifecycle(ctx).lifecycle;
-  }
 
   /** A harness on `ctx` with the Watcher's modules started. */
   static async start(ctx: RedisTestContext): Promise<WatcherHarness> {

@@ -1,15 +1,5 @@
 import { TaskKind, kindServices } from '@vigil/kinds';
-import {
-  SpendLedger,
-  StepRecorder,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-  type NewTask,
-  type SliceContext,
-  type TaskLifecycle,
-  type TaskRecord,
-} from '@vigil/tasks';
+import { SpendLedger, StepRecorder, WriteJournal, type SliceContext, type TaskRecord } from '@vigil/tasks';
 import {
   CallWatchdog,
   GlobalSpendGate,
@@ -24,32 +14,19 @@ import {
 } from '@vigil/agent';
 import type { RedisTestContext } from '../redis-test-context';
 import { FakeToolGateway } from '../kinds/fake-tool-gateway';
-import { redisLifecycle, TEST_CLAIM } from '../lifecycle-fakes';
+import { TaskHarness } from '../task-harness';
 import { noopKind } from '@vigil/builtin-kinds';
 
 /**
- * Slice sessions of noop tasks driven by a test model, on the test's real Redis: the repository,
- * step recorder, context store and lifecycle (on the real transition script, its queues recording)
- * that such a test sets its tasks up through, and `session` for attempt 1, slice 1.
+ * Slice sessions of noop tasks driven by a test model, on the test's real Redis: a TaskHarness with
+ * the step recorder, and `session` for attempt 1, slice 1.
  */
-export class SliceSessionHarness {
-  readonly tasks: TaskRepository;
+export class SliceSessionHarness extends TaskHarness {
   readonly recorder: StepRecorder;
-  readonly contexts: TaskContextStore;
-  readonly lifecycle: TaskLifecycle;
 
-  constructor(readonly ctx: RedisTestContext) {
-    this.tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  constructor(ctx: RedisTestContext) {
+    super(ctx);
     this.recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
-    this.contexts = new TaskContextStore(ctx.redis, ctx.keys);
-    this.lifecycle = redisLifecycle(ctx).lifecycle;
-  }
-
-  /** Creates `task` under `id` and claims its first slice (attempt 1) as a test Worker: the record then. */
-  async runningTask(id: string, task: NewTask): Promise<TaskRecord> {
-    const { task: created } = await this.tasks.create(id, task);
-    await this.lifecycle.claimSlice(created, { attempt: 1, ...TEST_CLAIM });
-    return (await this.tasks.get(id))!;
   }
 
   /** The slice session of `task` (attempt 1, slice 1) from `context`, its model `provider`. */
