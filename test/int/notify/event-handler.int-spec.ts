@@ -80,6 +80,17 @@ describe('event messages (append-message.lua)', () => {
     return task;
   }
 
+  /** The messages liveTask's events make: question, answer, pause, resume, recovery, agent text, end. */
+  const LIVE_TASK_MESSAGE_KINDS = [
+    'human_input',
+    'control',
+    'control',
+    'control',
+    'recovery',
+    'agent',
+    'completed',
+  ];
+
   it('sends one message per meaningful event, each once however often the event is redelivered', async () => {
     const task = await liveTask({ sandbox: false, notify: { webhookUrl: 'http://127.0.0.1:9/task-hook' } });
     const events = await eventsOf(task.id);
@@ -88,15 +99,7 @@ describe('event messages (append-message.lua)', () => {
     for (const event of [...events].reverse())
       expect(['duplicate', 'ignored']).toContain(await handler.handle(event));
     const messages = await log.list(task.id);
-    expect(messages.map((m) => m.kind)).toEqual([
-      'human_input',
-      'control',
-      'control',
-      'control',
-      'recovery',
-      'agent',
-      'completed',
-    ]);
+    expect(messages.map((m) => m.kind)).toEqual(LIVE_TASK_MESSAGE_KINDS);
     expect(messages[0].text).toContain('Which ad account?');
     expect(messages[1].text).toContain('Your answer was received');
     expect(messages[4].text).not.toMatch(/worker w1|opus/);
@@ -185,15 +188,7 @@ describe('event messages (append-message.lua)', () => {
     }
     expect((await ctx.redis.xpending(stream, NOTIFIER_GROUP))[0]).toBe(0);
     const messages = await log.list(task.id);
-    expect(messages.map((m) => m.kind)).toEqual([
-      'human_input',
-      'control',
-      'control',
-      'control',
-      'recovery',
-      'agent',
-      'completed',
-    ]);
+    expect(messages.map((m) => m.kind)).toEqual(LIVE_TASK_MESSAGE_KINDS);
     expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
   });
 });
