@@ -41,7 +41,6 @@ describe('the task dashboard in a browser', () => {
 
   afterAll(async () => {
     await browser?.close();
-    await stack.stopAll();
     await ctx.close();
   });
 

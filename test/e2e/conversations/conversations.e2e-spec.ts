@@ -68,7 +68,6 @@ describe('conversations, missions and human hand-offs', () => {
     ]);
   });
   afterAll(async () => {
-    await stack.stopAll();
     await ctx.close();
     rmSync(dir, { recursive: true, force: true });
   });
