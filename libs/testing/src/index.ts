@@ -2,6 +2,7 @@ export * from './redis-test-context';
 export * from './task-harness';
 export * from './watcher-context';
 export * from './task-factory';
+export * from './task-records';
 export * from './http-client';
 export * from './app-process';
 export * from './vigil-stack';
