@@ -4,6 +4,7 @@ import {
   GlobalSpendGate,
   LoopLag,
   ModelProviders,
+  OutputClaimCheck,
   SliceContextCache,
   SliceRunner,
   SliceServices,
@@ -12,6 +13,7 @@ import {
 import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config';
 import { CreateTaskUseCase } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
+import type { ObjectStore } from '@vigil/object-store';
 import { SliceQueue, WakeQueue } from '@vigil/queue';
 import {
   ArchivedTasks,
@@ -87,10 +89,13 @@ export class SliceRunnerHarness {
     return builtInKindBinder(this.config, tools);
   }
 
-  /** A runner of the built-in kinds over `tools`; pass `held` to look at what it holds between slices. */
+  /**
+   * A runner of the built-in kinds over `tools`; pass `held` to look at what it holds between
+   * slices, `outputs` to claim-check large tool outputs into that object store.
+   */
   runner(
     tools: ToolGateway,
-    options: { held?: SliceContextCache; workerId?: string; kinds?: KindBinder } = {},
+    options: { held?: SliceContextCache; workerId?: string; kinds?: KindBinder; outputs?: ObjectStore } = {},
   ): SliceRunner {
     const { ctx, config } = this;
     const ledger = new SpendLedger(ctx.redis, ctx.keys);
@@ -111,6 +116,10 @@ export class SliceRunnerHarness {
         new LoopLag(),
         config,
         options.workerId ?? 'worker-under-test',
+        undefined,
+        undefined,
+        undefined,
+        options.outputs && new OutputClaimCheck(options.outputs, this.sections.storage),
       ),
     );
   }
