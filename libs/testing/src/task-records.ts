@@ -120,6 +120,20 @@ export function action(step: number, overrides: Partial<ActionRecord>): ActionRe
   };
 }
 
+/**
+ * What StepRecorder.record takes as `action`: a call of `tool` in attempt 1, slice 1, that answered
+ * `result` (3 ms, started at `startedAt`).
+ */
+export function stepAction(
+  tool: string,
+  key: string | null,
+  args: Record<string, unknown>,
+  result: unknown,
+  startedAt = 1_700_000_000_000,
+): Omit<ActionRecord, 'step'> {
+  return { attempt: 1, slice: 1, tool, key, args, result, startedAt, durationMs: 3 };
+}
+
 /** A done write-journal entry of attempt 1 with `result`. */
 export const done = (result: unknown, extra: Partial<JournalEntry> = {}): JournalEntry => ({
   state: 'done',
