@@ -8,8 +8,8 @@ import {
   WebhookChannel,
   WebhookQueues,
 } from '@vigil/notify';
-import { newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import { MessageLog, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { newNoopTask, RedisTestContext, TaskHarness, TEST_CLAIM } from '@vigil/testing';
+import { MessageLog, TaskRecord } from '@vigil/tasks';
 
 /** Events written by the real transition scripts, handled (and redelivered) against the real Redis. */
 describe('event messages (append-message.lua)', () => {
@@ -17,8 +17,7 @@ describe('event messages (append-message.lua)', () => {
     WEBHOOK_DEFAULT_URL: 'http://127.0.0.1:9/default-hook',
     NOTIFIER_CLAIM_IDLE_MS: '300',
   });
-  const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks: repo, lifecycle } = new TaskHarness(ctx);
   const lease = { owner: 'watcher', expiresAt: Date.now() + 60_000 };
   const log = new MessageLog(ctx.redis, ctx.keys);
   const queues = new WebhookQueues(sectionsOf(ctx.config).redis, sectionsOf(ctx.config).webhooks, ctx.keys);

@@ -2,7 +2,7 @@ import { loadConfig, sectionsOf } from '@vigil/config';
 import { ObjectKeys, type ObjectStore } from '@vigil/object-store';
 import { LeaseService, RetentionSweep } from '@vigil/supervisor';
 import { decodeArchive, TaskArchiveWriter, TaskRepository } from '@vigil/tasks';
-import { MemoryObjectStore, newNoopTask, RedisTestContext, redisLifecycle } from '@vigil/testing';
+import { MemoryObjectStore, newNoopTask, RedisTestContext, TaskHarness } from '@vigil/testing';
 
 /** Every Redis key under the context's prefix that names this task. */
 async function keysOf(ctx: RedisTestContext, taskId: string): Promise<string[]> {
@@ -23,8 +23,7 @@ describe('RetentionSweep', () => {
     TASK_RETENTION_MS: '0',
     FAILED_TASK_RETENTION_MS: '3600000',
   });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks, lifecycle } = new TaskHarness(ctx);
   const leases = new LeaseService(ctx.redis, ctx.keys, ctx.config);
   afterAll(() => ctx.close());
 
