@@ -14,7 +14,7 @@ import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config
 import { CreateTaskUseCase } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
 import type { ObjectStore } from '@vigil/object-store';
-import { SliceQueue, WakeQueue } from '@vigil/queue';
+import { SliceQueue, WakeQueue, type JobRetention } from '@vigil/queue';
 import {
   ArchivedTasks,
   ChildTaskRepository,
@@ -31,11 +31,24 @@ import type { ToolGateway } from '@vigil/tools';
 import { builtInKindBinder } from '../kinds/kind-binder';
 import type { RedisTestContext } from '../redis-test-context';
 
+/** What a test may change in a runner of the harness. */
+export interface RunnerOptions {
+  /** The held-context cache, for a test that looks at what the runner holds between slices. */
+  held?: SliceContextCache;
+  workerId?: string;
+  kinds?: KindBinder;
+  /** The test's own model providers (e.g. ones that note what each slice was given). */
+  providers?: ModelProviders;
+  /** Claim-check tool outputs over MAX_INLINE_OUTPUT_BYTES into this object store. */
+  outputs?: ObjectStore;
+}
+
 /**
  * The Worker's slice runner in the test's process, put together as the Worker's modules put it
  * together, on the test's Redis with real slice and wake queues (one of each per shard), and the
- * create use case that publishes to them. No model key is set, so every task runs its scripted
- * agent; the tools are the test's gateway. Its queues close with `ctx`.
+ * create use case that publishes to them (finished jobs kept as `retention` says, else as in
+ * production). No model key is set, so every task runs its scripted agent unless the test brings
+ * its own providers; the tools are the test's gateway. Its queues close with `ctx`.
  */
 export class SliceRunnerHarness {
   readonly config: VigilConfig;
@@ -47,7 +60,10 @@ export class SliceRunnerHarness {
   readonly slices: SliceQueue;
   readonly lifecycle: TaskLifecycle;
 
-  constructor(readonly ctx: RedisTestContext) {
+  constructor(
+    readonly ctx: RedisTestContext,
+    options: { retention?: JobRetention } = {},
+  ) {
     this.config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
     this.sections = sectionsOf(this.config);
     this.tasks = new TaskRepository(ctx.redis, ctx.keys, this.config);
@@ -58,12 +74,14 @@ export class SliceRunnerHarness {
     this.slices = new SliceQueue(
       shards.map((shard) => ctx.sliceQueue(shard)),
       ctx.keys,
+      options.retention,
     );
     this.lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, this.config, {
       slices: this.slices,
       wakeups: new WakeQueue(
         shards.map((shard) => ctx.wakeQueue(shard)),
         ctx.keys,
+        options.retention,
       ),
     });
   }
@@ -89,14 +107,8 @@ export class SliceRunnerHarness {
     return builtInKindBinder(this.config, tools);
   }
 
-  /**
-   * A runner of the built-in kinds over `tools`; pass `held` to look at what it holds between
-   * slices, `outputs` to claim-check large tool outputs into that object store.
-   */
-  runner(
-    tools: ToolGateway,
-    options: { held?: SliceContextCache; workerId?: string; kinds?: KindBinder; outputs?: ObjectStore } = {},
-  ): SliceRunner {
+  /** A runner of the built-in kinds (or `options.kinds`) over `tools`. */
+  runner(tools: ToolGateway, options: RunnerOptions = {}): SliceRunner {
     const { ctx, config } = this;
     const ledger = new SpendLedger(ctx.redis, ctx.keys);
     return new SliceRunner(
@@ -109,7 +121,7 @@ export class SliceRunnerHarness {
       new SliceServices(
         new StepRecorder(ctx.redis, ctx.keys, config),
         new ToolExecutor(this.journal),
-        new ModelProviders(this.sections.models, this.sections.clocks),
+        options.providers ?? new ModelProviders(this.sections.models, this.sections.clocks),
         new GlobalSpendGate(ledger, config),
         ledger,
         new CallWatchdog(config),
