@@ -41,6 +41,16 @@ export function unservedTicketTool(write: boolean) {
   };
 }
 
+/** The HTTP tool `status_page` of a site nobody serves: offered to a mission, never called by its plan. */
+export function unservedStatusPage() {
+  return {
+    description: 'Reads the status page.',
+    method: 'GET',
+    url: 'http://127.0.0.1:9/status',
+    input: { type: 'object', properties: {} },
+  };
+}
+
 /** The exit criterion that reads one ticket back through `list_tickets` (`unservedTicketTool(false)`). */
 export const ONE_TICKET_LISTED = {
   check: 'tool_result',
