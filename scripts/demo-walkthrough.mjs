@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
+import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
 
@@ -157,8 +158,7 @@ line(
 
 let task = created;
 const failedAttempts = retryLines({
-  baseUrl: base,
-  apiKey: KEY,
+  client: vigilClient({ root, dist, baseUrl: base, apiKey: KEY }),
   taskId: created.id,
   describe: (entry) => `↻  attempt ${entry.attempt} failed — ${entry.reason} (${entry.detail ?? ''})`,
   onError: (error) => fail(`the task's event stream failed: ${error.message}`),

@@ -207,10 +207,30 @@ export interface paths {
       cookie?: never;
     };
     /**
-     * The task's artifacts (images and large outputs kept in the object store)
-     * @description An archived task answers the artifact list its archive kept.
+     * The task's artifacts (images, files and large outputs kept in the object store)
+     * @description Oldest first, one entry per artifact and step. An archived task answers the list its archive kept.
      */
-    get: operations['TasksController_artifacts'];
+    get: operations['TaskArtifactsController_artifacts'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/tasks/{id}/artifacts/{artifactId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * One artifact’s bytes
+     * @description With its content type and `X-Content-Type-Options: nosniff`. Inline only for a PNG, JPEG, WebP or GIF verified by its magic bytes; anything else is `Content-Disposition: attachment` with `Content-Security-Policy: sandbox`. At most MAX_ARTIFACT_BYTES.
+     */
+    get: operations['TaskArtifactsController_artifact'];
     put?: never;
     post?: never;
     delete?: never;
@@ -566,12 +586,19 @@ export interface components {
       data: ({
         /** @description the SHA-256 of its bytes */
         id?: string;
+        /** @description the action-log step whose result holds it */
         step?: number;
+        /** @description as the task names it */
         tool?: string;
+        /** @description what the tool called it, when it did */
         name?: string;
         /** @example image/png */
         mimeType?: string;
         bytes?: number;
+        /** @description pixels, for a raster image */
+        width?: number;
+        /** @description pixels, for a raster image */
+        height?: number;
         /** Format: date-time */
         createdAt?: string;
       } & {
@@ -623,7 +650,7 @@ export interface components {
     };
     ExitCriterionDto: {
       /**
-       * @description a check of the task's kind: all_steps_recorded (noop), tool_result, http_json, findings_count, children_completed (mission), …
+       * @description a check of the task's kind: all_steps_recorded (noop), tool_result, http_json, findings_count, children_completed, artifact_exists (mission), …
        * @example tool_result
        */
       check: string;
@@ -1820,7 +1847,7 @@ export interface operations {
       };
     };
   };
-  TasksController_artifacts: {
+  TaskArtifactsController_artifacts: {
     parameters: {
       query?: never;
       header?: never;
@@ -1858,7 +1885,79 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the archive of a finished task in the object store could not be read (the message names the task) */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  TaskArtifactsController_artifact: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+        artifactId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bytes, whose SHA-256 is the id */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/octet-stream': string;
+          'image/png': string;
+          'image/jpeg': string;
+          'image/webp': string;
+          'image/gif': string;
+        };
+      };
+      /** @description the id is not a SHA-256 (64 lowercase hex characters) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task for this API key's tenant, or no such artifact in its list */
       404: {
         headers: {
           [name: string]: unknown;

@@ -1,6 +1,8 @@
 export * from './redis-test-context';
+export * from './task-harness';
 export * from './watcher-context';
 export * from './task-factory';
+export * from './task-records';
 export * from './http-client';
 export * from './app-process';
 export * from './vigil-stack';
@@ -28,3 +30,4 @@ export * from './lifecycle-fakes';
 export * from './in-memory-step-ledger';
 export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
+export * from './agent/slice-runner-harness';

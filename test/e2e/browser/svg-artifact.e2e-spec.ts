@@ -1,14 +1,13 @@
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import type { ArtifactEntry } from '@vigil/tasks';
 import { FAKE_SERVER, HttpClient, RedisTestContext, VigilStack } from '@vigil/testing';
+import { launchChromium, requireChromium } from '../../support/chromium';
 
-/** Debian's `chromium` package; `.ci/run` installs it when absent. */
-const CHROMIUM = '/usr/bin/chromium';
 const PASSWORD = 'svg-admin-pw-1';
 const KEY = 'svg-key-000001';
 
@@ -29,9 +28,7 @@ describe('an SVG artifact with a script, in a browser', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    // Never skipped: without the browser this test fails and says how to get one.
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
+    requireChromium();
     beacon = createServer((request, response) => {
       beaconHits.push(request.url ?? '');
       response.writeHead(204, { 'access-control-allow-origin': '*' }).end();
@@ -58,7 +55,7 @@ describe('an SVG artifact with a script, in a browser', () => {
     await stack.start('worker');
     await stack.start('watcher');
     base = `http://127.0.0.1:${api.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
   }, 60_000);
 
   afterAll(async () => {

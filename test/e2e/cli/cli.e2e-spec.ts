@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { freePort, RedisTestContext, VigilStack } from '@vigil/testing';
+import { catalogFile, freePort, RedisTestContext, unservedStatusPage, VigilStack } from '@vigil/testing';
 
 const ROOT = join(__dirname, '../../..');
 const MEMORY_SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
@@ -47,22 +47,13 @@ function vigil(args: string[], env: Record<string, string>, timeoutMs = 60_000):
  */
 describe('the vigil CLI against the running stack', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-cli-e2e-'));
-  const catalogPath = join(dir, 'vigil.tools.json');
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
+  const catalogPath = catalogFile(
+    {
       mcpServers: {},
-      // Offered to the mission, never called by its plan.
-      httpTools: {
-        status_page: {
-          description: 'Reads the status page.',
-          method: 'GET',
-          url: 'http://127.0.0.1:9/status',
-          input: { type: 'object', properties: {} },
-        },
-      },
+      httpTools: { status_page: unservedStatusPage() },
       tenants: { acme: { allow: ['status_page'] } },
-    }),
+    },
+    dir,
   );
   const ctx = new RedisTestContext('cli-e2e');
   let stack: VigilStack;

@@ -9,7 +9,14 @@ import {
   TaskRepository,
   type TaskArchivePayload,
 } from '@vigil/tasks';
-import { newNoopTask, RedisTestContext, redisLifecycle, TEST_CLAIM, VigilStack } from '@vigil/testing';
+import {
+  newNoopTask,
+  RedisTestContext,
+  redisLifecycle,
+  stepAction,
+  TEST_CLAIM,
+  VigilStack,
+} from '@vigil/testing';
 
 const TASKS = 300;
 
@@ -37,16 +44,7 @@ describe('retention survives a killed Watcher', () => {
       await recorder.record({
         taskId: task.id,
         attempt: 1,
-        action: {
-          attempt: 1,
-          slice: 1,
-          tool: 'noop_step',
-          key: 'step:1',
-          args: { i },
-          result: { ok: i },
-          startedAt: 0,
-          durationMs: 1,
-        },
+        action: stepAction('noop_step', 'step:1', { i }, { ok: i }),
         succeeded: true,
         currentStep: 'noop_step',
       });

@@ -1,11 +1,10 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ActionRecord, ArtifactEntry } from '@vigil/tasks';
 import { AppProcess, RedisTestContext, VigilStack } from '@vigil/testing';
 import {
-  CHROMIUM,
   CRASH_AT_STEP,
   DEFECT_TITLE,
   SCREENSHOTS,
@@ -14,6 +13,7 @@ import {
   walkthroughPlan,
 } from '../../../examples/walkthrough-app/scenario';
 import { startWalkthroughApp, type WalkthroughApp } from '../../../examples/walkthrough-app/server';
+import { requireChromium } from '../../support/chromium';
 
 const ROOT = resolve(__dirname, '../../..');
 const KEY = 'walk-key-0001';
@@ -37,9 +37,7 @@ describe('a browser walkthrough with a Worker crash', () => {
   let worker: AppProcess;
 
   beforeAll(async () => {
-    // Never skipped: without the browser this test fails and says how to get one.
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
+    requireChromium();
     app = await startWalkthroughApp();
     const catalog = join(dir, 'vigil.tools.json');
     writeFileSync(

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileObjectStore, ObjectKeys } from '@vigil/object-store';
 import { MessageLog, StepRecorder, TaskArchiveWriter, TaskLifecycle } from '@vigil/tasks';
-import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
+import { HttpClient, RedisTestContext, stepAction, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /**
@@ -38,23 +38,6 @@ describe('archived tasks over HTTP', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const step = (
-    n: number,
-    tool: string,
-    key: string | null,
-    args: Record<string, unknown>,
-    result: unknown,
-  ) => ({
-    attempt: 1,
-    slice: 1,
-    tool,
-    key,
-    args,
-    result,
-    startedAt: 1_700_000_000_000 + n,
-    durationMs: 3,
-  });
-
   /** A task that ran: steps, a finding, a write, two user messages; then stopped (terminal). */
   async function ranTask(client: HttpClient, tenantId: string, title: string): Promise<string> {
     const created = await client.post('/v1/tasks', { kind: 'noop', input: { steps: 3 }, title });
@@ -66,7 +49,7 @@ describe('archived tasks over HTTP', () => {
       await recorder.record({
         taskId: task.id,
         attempt: 1,
-        action: step(n, 'noop_step', `step:${n}`, { n }, { ok: n }),
+        action: stepAction('noop_step', `step:${n}`, { n }, { ok: n }, 1_700_000_000_000 + n),
         succeeded: true,
         currentStep: `noop_step step:${n}`,
       });
@@ -74,7 +57,7 @@ describe('archived tasks over HTTP', () => {
     await recorder.record({
       taskId: task.id,
       attempt: 1,
-      action: step(3, 'record_finding', null, finding, { recorded: true }),
+      action: stepAction('record_finding', null, finding, { recorded: true }, 1_700_000_000_003),
       succeeded: true,
       finding,
       currentStep: 'record_finding',

@@ -1,34 +1,7 @@
-import { Queue } from 'bullmq';
-import {
-  ActiveSlices,
-  CallWatchdog,
-  GlobalSpendGate,
-  LoopLag,
-  ModelProviders,
-  SliceContextCache,
-  SliceRunner,
-  SliceServices,
-  ToolExecutor,
-  type GenerateRequest,
-  type ModelProvider,
-} from '@vigil/agent';
-import { sectionsOf } from '@vigil/config';
-import { CreateTaskUseCase } from '@vigil/control';
-import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
-import {
-  ArchivedTasks,
-  ChildTaskRepository,
-  ControlSignals,
-  redisTaskLifecycle,
-  SpendLedger,
-  StepRecorder,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-  type ActionRecord,
-} from '@vigil/tasks';
+import { ModelProviders, type GenerateRequest, type ModelProvider, type SliceRunner } from '@vigil/agent';
+import type { ActionRecord } from '@vigil/tasks';
 import type { CatalogToolGateway } from '@vigil/tools';
-import { builtInKindBinder, FAKE_SERVER, RedisTestContext, testGateway } from '@vigil/testing';
+import { FAKE_SERVER, RedisTestContext, SliceRunnerHarness, testGateway } from '@vigil/testing';
 
 const PAGE_A = 'http://127.0.0.1:9/a.html';
 const PAGE_B = 'http://127.0.0.1:9/b.html';
@@ -47,26 +20,13 @@ describe('a mission on a stateful tool server', () => {
     GLOBAL_SPEND_LIMIT_USD: '',
     HEARTBEAT_INTERVAL_MS: '30000',
   });
-  const config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
-  const sections = sectionsOf(config);
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, config);
-  const contexts = new TaskContextStore(ctx.redis, ctx.keys);
-  const journal = new WriteJournal(ctx.redis, ctx.keys);
-  const queueOptions = { connection: bullConnection(config.redisUrl), prefix: ctx.prefix };
-  const sliceQueue = new Queue(ctx.keys.sliceQueueName(0), queueOptions);
-  const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
-  const turns = new SliceQueue([sliceQueue], ctx.keys);
-  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
-    slices: turns,
-    wakeups: new WakeQueue([wakeQueue], ctx.keys),
-  });
+  const harness = new SliceRunnerHarness(ctx);
+  const { sections, tasks } = harness;
   const gateways: CatalogToolGateway[] = [];
   /** Each slice's opening, as the provider was given it. */
   const openings: string[] = [];
   afterAll(async () => {
     await Promise.all(gateways.map((gateway) => gateway.close()));
-    await sliceQueue.close();
-    await wakeQueue.close();
     await ctx.close();
   });
 
@@ -99,36 +59,10 @@ describe('a mission on a stateful tool server', () => {
       tenants: { acme: { allow: ['browser'] } },
     });
     gateways.push(gateway);
-    const kinds = builtInKindBinder(config, gateway);
-    const ledger = new SpendLedger(ctx.redis, ctx.keys);
-    const runner = new SliceRunner(
-      tasks,
-      lifecycle,
-      contexts,
-      new SliceContextCache(config),
-      kinds,
-      new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
-      new SliceServices(
-        new StepRecorder(ctx.redis, ctx.keys, config),
-        new ToolExecutor(journal),
-        new WatchedProviders(sections.models, sections.clocks),
-        new GlobalSpendGate(ledger, config),
-        ledger,
-        new CallWatchdog(config),
-        new LoopLag(),
-        config,
-        workerId,
-      ),
-    );
-    const create = new CreateTaskUseCase(
-      tasks,
-      kinds,
-      turns,
-      config,
-      new ChildTaskRepository(ctx.redis, ctx.keys, config),
-      lifecycle,
-      new ArchivedTasks(),
-    );
+    const kinds = harness.kinds(gateway);
+    const providers = new WatchedProviders(sections.models, sections.clocks);
+    const runner = harness.runner(gateway, { kinds, workerId, providers });
+    const create = harness.createUseCase(kinds);
     return { runner, create, gateway };
   }
 

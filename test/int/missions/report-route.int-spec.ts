@@ -1,5 +1,5 @@
 import { StepRecorder, WriteJournal, TaskLifecycle } from '@vigil/tasks';
-import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
+import { HttpClient, RedisTestContext, stepAction, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /** `GET /v1/tasks/:id/report` over HTTP: Markdown built from what the runtime recorded, per tenant. */
@@ -17,17 +17,6 @@ describe('the task report route', () => {
   });
 
   afterAll(() => ctx.close());
-
-  const step = (tool: string, key: string | null, args: Record<string, unknown>, result: unknown) => ({
-    attempt: 1,
-    slice: 1,
-    tool,
-    key,
-    args,
-    result,
-    startedAt: Date.now(),
-    durationMs: 1,
-  });
 
   it('answers Markdown from the record: findings, writes made once, the checks still to run', async () => {
     const created = await acme.post('/v1/tasks', {
@@ -51,7 +40,7 @@ describe('the task report route', () => {
     await recorder.record({
       taskId: task.id,
       attempt: 1,
-      action: step('record_finding', null, finding, { recorded: true }),
+      action: stepAction('record_finding', null, finding, { recorded: true }),
       succeeded: true,
       finding,
       currentStep: 'record_finding',
@@ -64,7 +53,7 @@ describe('the task report route', () => {
     await recorder.record({
       taskId: task.id,
       attempt: 1,
-      action: step('create_ticket', 'create_ticket:k1', args, { id: 'T-17' }),
+      action: stepAction('create_ticket', 'create_ticket:k1', args, { id: 'T-17' }),
       succeeded: true,
       journal: { state: 'done', attempt: 1, at: Date.now(), args, result: { id: 'T-17' } },
       currentStep: 'create_ticket create_ticket:k1',

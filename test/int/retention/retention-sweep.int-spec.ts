@@ -3,13 +3,7 @@ import { ObjectKeys, type ObjectStore } from '@vigil/object-store';
 import { LeaseService, RetentionSweep } from '@vigil/supervisor';
 import { decodeArchive, TaskArchiveWriter, TaskRepository } from '@vigil/tasks';
 import { taskRootSpanId, taskTraceId, type Tracing } from '@vigil/telemetry';
-import {
-  memoryTracing,
-  MemoryObjectStore,
-  newNoopTask,
-  RedisTestContext,
-  redisLifecycle,
-} from '@vigil/testing';
+import { memoryTracing, MemoryObjectStore, newNoopTask, RedisTestContext, TaskHarness } from '@vigil/testing';
 
 /** Every Redis key under the context's prefix that names this task. */
 async function keysOf(ctx: RedisTestContext, taskId: string): Promise<string[]> {
@@ -30,8 +24,7 @@ describe('RetentionSweep', () => {
     TASK_RETENTION_MS: '0',
     FAILED_TASK_RETENTION_MS: '3600000',
   });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks, lifecycle } = new TaskHarness(ctx);
   const leases = new LeaseService(ctx.redis, ctx.keys, ctx.config);
   afterAll(() => ctx.close());
 

@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../history/history.types';
 import { buildTaskReport, MAX_REPORT_CHARS } from './build-report';
-import { action, done, missionRecord } from './report-fixtures';
+import { action, done, missionRecord } from '@vigil/testing';
 
 const section = (report: string, heading: string): string => {
   const start = report.indexOf(`## ${heading}`);
