@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import { RedisKeys } from '@vigil/redis';
+import { storeFullOf } from '@vigil/tasks';
 import { SLICE_JOB_NAME, SLICE_JOB_OPTIONS, SliceJob, sliceJobId } from './slice-job';
 
 export const TURN_QUEUES = Symbol('TURN_QUEUES');
@@ -17,12 +18,17 @@ export class SliceQueue {
     return this.queues[this.keys.shardOf(taskId)];
   }
 
+  /** A full Redis refuses the job as StoreFullError (docs/operations.md, "A full Redis"). */
   async publish(job: SliceJob): Promise<string> {
-    const added = await this.queueFor(job.taskId).add(SLICE_JOB_NAME, job, {
-      ...SLICE_JOB_OPTIONS,
-      jobId: sliceJobId(job),
-    });
-    return added.id ?? sliceJobId(job);
+    try {
+      const added = await this.queueFor(job.taskId).add(SLICE_JOB_NAME, job, {
+        ...SLICE_JOB_OPTIONS,
+        jobId: sliceJobId(job),
+      });
+      return added.id ?? sliceJobId(job);
+    } catch (error) {
+      throw storeFullOf(error);
+    }
   }
 
   /** Publishes a slice whose job vanished; a finished job of the same id is removed first. */

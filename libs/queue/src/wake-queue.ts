@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { RedisKeys } from '@vigil/redis';
+import { storeFullOf } from '@vigil/tasks';
 
 export const WAKE_QUEUES = Symbol('WAKE_QUEUES');
 export const WAKE_JOB_NAME = 'wake';
@@ -33,10 +34,12 @@ export class WakeQueue {
     private readonly keys: RedisKeys,
   ) {}
 
+  /** A full Redis refuses the job as StoreFullError (docs/operations.md, "A full Redis"). */
   async publish(job: WakeJob): Promise<void> {
-    await this.queues[this.keys.shardOf(job.taskId)].add(WAKE_JOB_NAME, job, {
-      ...WAKE_JOB_OPTIONS,
-      jobId: `${job.taskId}-a${job.attempt}-${job.reason}`,
-    });
+    await this.queues[this.keys.shardOf(job.taskId)]
+      .add(WAKE_JOB_NAME, job, { ...WAKE_JOB_OPTIONS, jobId: `${job.taskId}-a${job.attempt}-${job.reason}` })
+      .catch((error: unknown) => {
+        throw storeFullOf(error);
+      });
   }
 }
