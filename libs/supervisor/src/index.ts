@@ -7,3 +7,4 @@ export * from './failure-report';
 export * from './retry-publisher';
 export * from './dead-worker.detector';
 export * from './watcher-decision';
+export * from './store-watch';

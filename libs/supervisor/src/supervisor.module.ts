@@ -10,6 +10,7 @@ import { ExitCheckRunner } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import { LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
+import { StoreWatch } from './store-watch';
 import { SupervisorSweep } from './supervisor.sweep';
 import { TaskSupervisor } from './task-supervisor';
 import { ToolsModule } from '@vigil/tools';
@@ -34,10 +35,11 @@ export class SupervisorModule {
         FailureReporter,
         RetryPublisher,
         DeadWorkerDetector,
+        StoreWatch,
         TaskSupervisor,
         SupervisorSweep,
       ],
-      exports: [SupervisorSweep, TaskSupervisor, LeaseService],
+      exports: [SupervisorSweep, TaskSupervisor, LeaseService, StoreWatch],
     };
   }
 }
