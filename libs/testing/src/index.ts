@@ -24,3 +24,4 @@ export * from './kinds/kind-harness';
 export * from './kinds/kind-binder';
 export * from './lifecycle-fakes';
 export * from './in-memory-step-ledger';
+export * from './small-redis';
