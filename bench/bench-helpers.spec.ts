@@ -2,6 +2,7 @@ import { Redis } from 'ioredis';
 import { parseCli } from './lib/cli';
 import { diffCommandStats, parseCommandStats, scaleCounts, totalCalls } from './lib/commandstats';
 import { parseVmRss } from './lib/processes';
+import { classifyKey } from './lib/redis-memory';
 import { RoundTripCounter } from './lib/round-trips';
 import { median, percentile, round } from './lib/stats';
 import { formatTable, formatValue } from './lib/table';
@@ -124,5 +125,24 @@ describe('bench helpers: round-trip counting', () => {
     counter.reset();
     expect(counter.roundTrips).toBe(0);
     redis.disconnect();
+  });
+});
+
+describe('bench helpers: the memory bench sorts keys', () => {
+  const prefix = 'bench-memory-1a2b';
+  it("gives each task its own keys, and names the shard's queues, streams and indexes", () => {
+    expect(classifyKey(prefix, `${prefix}:{s0}:task:tsk_1`)).toEqual({ kind: 'task', taskId: 'tsk_1' });
+    expect(classifyKey(prefix, `${prefix}:{s3}:task:tsk_1:actions`)).toEqual({
+      kind: 'task',
+      taskId: 'tsk_1',
+    });
+    expect(classifyKey(prefix, `${prefix}:turns{s0}:tsk_1-a1-s2`)).toEqual({ kind: 'jobs' });
+    expect(classifyKey(prefix, `${prefix}:wake{s0}:completed`)).toEqual({ kind: 'jobs' });
+    expect(classifyKey(prefix, `${prefix}:webhooks{s1}:events`)).toEqual({ kind: 'queueEvents' });
+    expect(classifyKey(prefix, `${prefix}:{s0}:events`)).toEqual({ kind: 'taskEvents' });
+    expect(classifyKey(prefix, `${prefix}:{s0}:idx:tenant:acme:completed`)).toEqual({ kind: 'indexes' });
+    expect(classifyKey(prefix, `${prefix}:workers`)).toEqual({ kind: 'other' });
+    // Another bench's prefix that starts the same is not this one's.
+    expect(classifyKey(prefix, `${prefix}x:{s0}:task:tsk_1`)).toEqual({ kind: 'other' });
   });
 });

@@ -23,6 +23,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   'mission-steps': async () => (await import('./mission-steps.bench')).runMissionStepsBench,
   conversations: async () => (await import('./conversations.bench')).runConversationsBench,
   children: async () => (await import('./children.bench')).runChildrenBench,
+  memory: async () => (await import('./memory.bench')).runMemoryBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { loadConfig, VigilConfig } from '@vigil/config';
+import { loadConfig, sectionsOf, VigilConfig } from '@vigil/config';
 import { taskEventFields } from '@vigil/events';
 import { createNotifier, updateSlot } from '@vigil/notify';
 import { RedisKeys } from '@vigil/redis';
@@ -174,7 +174,7 @@ async function webhookThroughput(redis: Redis, keys: RedisKeys, base: VigilConfi
   const tasks = await Promise.all(
     Array.from({ length: 50 }, async (_, i) => (await repo.create(`hook_${i}`, task(i, receiver.url))).task),
   );
-  const notifier = createNotifier(redis, keys, config);
+  const notifier = createNotifier(redis, keys, sectionsOf(config));
   await notifier.start();
   try {
     const started = Date.now();

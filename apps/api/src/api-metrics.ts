@@ -21,6 +21,8 @@ const ACTIVE_STATUSES = TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.incl
  * - `vigil_tasks{tenant, status}`: ZCARD of each tenant's status indexes (tenants from API_KEYS);
  * - `vigil_active_tasks{kind, status}`: the unfinished tasks by kind, from the members of the
  *   active status indexes (at most MAX_KIND_SAMPLE per index and scrape) and their `kind` field;
+ * - `vigil_tasks_retained{status}`: finished tasks still in Redis (not yet archived), by terminal
+ *   status, summed over the tenants: the same ZCARDs (docs/operations.md, "Sizing Redis");
  * - `vigil_turn_queue_jobs{shard, state}`: each shard's slice queue (BullMQ getJobCounts).
  */
 @Injectable()
@@ -46,6 +48,17 @@ export class ApiMetrics implements OnModuleInit {
         const counts = await Promise.all(tenants.map((tenant) => this.tasks.countByStatus(tenant)));
         return counts.flatMap((byStatus, i) =>
           TASK_STATUSES.map((status) => [{ tenant: tenants[i], status }, byStatus[status]] as Sample),
+        );
+      },
+    );
+    this.gauge(
+      'vigil_tasks_retained',
+      'Finished tasks still in Redis (not yet archived) by terminal status, over the API_KEYS tenants',
+      ['status'],
+      async () => {
+        const counts = await Promise.all(tenants.map((tenant) => this.tasks.countByStatus(tenant)));
+        return TERMINAL_STATUSES.map(
+          (status) => [{ status }, counts.reduce((sum, byStatus) => sum + byStatus[status], 0)] as Sample,
         );
       },
     );

@@ -6,6 +6,7 @@ import { ControlModule } from '@vigil/control';
 import { ConversationsModule } from '@vigil/conversations';
 import { HumanAnswerController } from './human-answer.controller';
 import { LiveEventsModule } from '@vigil/notify';
+import { ObjectStoreModule } from '@vigil/object-store';
 import { PlatformModule } from '@vigil/platform';
 import { REDIS } from '@vigil/redis';
 import { AdminModule } from './admin.module';
@@ -29,6 +30,8 @@ export class ApiModule {
       module: ApiModule,
       imports: [
         PlatformModule.forRoot(config, 'api'),
+        // Global: archived tasks are read back from it (docs/api.md, "Archived tasks").
+        ObjectStoreModule,
         ToolsModule,
         control,
         AdminModule.forRoot(config, control),

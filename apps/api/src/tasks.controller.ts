@@ -12,8 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform, Type } from 'class-transformer';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -32,6 +32,7 @@ import {
   CreateTaskDto,
   CreateTaskUseCase,
   GetTaskReportUseCase,
+  ListArtifactsUseCase,
   PauseTaskUseCase,
   ProvideInputDto,
   ProvideInputUseCase,
@@ -41,7 +42,14 @@ import {
   TaskLogs,
   toTaskView,
 } from '@vigil/control';
-import { TASK_STATUSES, TaskRepository, TaskStatus } from '@vigil/tasks';
+import {
+  ArchivedTasks,
+  InvalidTaskInputError,
+  ReadableTasks,
+  TASK_STATUSES,
+  TaskRepository,
+  TaskStatus,
+} from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { schemaRef } from './http/openapi-schemas';
 import { Tenant } from './http/tenant.decorator';
@@ -68,6 +76,18 @@ class ListTasksQuery extends PageQuery {
   @IsOptional()
   @IsIn(TASK_STATUSES)
   status?: TaskStatus;
+
+  @ApiPropertyOptional({
+    type: Boolean,
+    description:
+      'true: list the archived tasks instead (finished tasks moved to the object store after their retention), in task-id order; not combinable with status',
+    example: true,
+  })
+  @IsOptional()
+  // A query string is text: only "true" and "false" are booleans, anything else fails @IsBoolean.
+  @Transform(({ value }: { value: unknown }) => (value === 'true' ? true : value === 'false' ? false : value))
+  @IsBoolean()
+  archived?: boolean;
 }
 
 /** A page of a task's findings, as `GET /v1/tasks/:id/findings` answers it. */
@@ -107,6 +127,9 @@ export class TasksController {
     private readonly logs: TaskLogs,
     private readonly getReport: GetTaskReportUseCase,
     private readonly listChildren: ListChildrenUseCase,
+    private readonly listArtifacts: ListArtifactsUseCase,
+    private readonly reads: ReadableTasks,
+    private readonly archives: ArchivedTasks,
   ) {}
 
   @Post()
@@ -135,22 +158,29 @@ export class TasksController {
   }
 
   @Get()
-  @ApiOperation({ summary: "This tenant's tasks, newest first, cursor-paged" })
+  @ApiOperation({
+    summary: "This tenant's tasks, newest first, cursor-paged (with archived=true: its archived tasks)",
+  })
   @ApiOkResponse({ description: 'a page of tasks', schema: schemaRef('TaskPage') })
   async list(@Tenant() tenantId: string, @Query() query: ListTasksQuery) {
-    const page = await this.tasks.list(tenantId, {
-      status: query.status,
-      limit: query.limit ?? 20,
-      cursor: query.cursor,
-    });
+    const limit = query.limit ?? 20;
+    if (query.archived && query.status)
+      throw new InvalidTaskInputError([
+        'status cannot be combined with archived=true: archived tasks are all finished',
+      ]);
+    const page = query.archived
+      ? await this.archives.list(tenantId, limit, query.cursor)
+      : await this.tasks.list(tenantId, { status: query.status, limit, cursor: query.cursor });
     return { data: page.data.map(toTaskView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }
 
   @Get(':id')
-  @ApiOperation({ summary: 'One task: every field of its record' })
+  @ApiOperation({
+    summary: 'One task: every field of its record (archived: true once read from its archive)',
+  })
   @ApiOkResponse({ description: 'the task', schema: schemaRef('Task') })
   async get(@Tenant() tenantId: string, @Param('id') id: string) {
-    return toTaskView(await this.tasks.getForTenant(id, tenantId));
+    return toTaskView((await this.reads.find(tenantId, id)).task);
   }
 
   @Get(':id/children')
@@ -232,5 +262,15 @@ export class TasksController {
   @ApiNotFoundResponse({ description: "no such task for this API key's tenant" })
   report(@Tenant() tenantId: string, @Param('id') id: string): Promise<string> {
     return this.getReport.execute(tenantId, id);
+  }
+
+  @Get(':id/artifacts')
+  @ApiOperation({
+    summary: "The task's artifacts (images and large outputs kept in the object store)",
+    description: 'An archived task answers the artifact list its archive kept.',
+  })
+  @ApiOkResponse({ description: 'the artifacts', schema: schemaRef('ArtifactList') })
+  async artifacts(@Tenant() tenantId: string, @Param('id') id: string) {
+    return { data: await this.listArtifacts.execute(tenantId, id) };
   }
 }

@@ -1,12 +1,13 @@
 import { Inject, Injectable, Logger, OnApplicationBootstrap, OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { METRICS_REGISTRY } from '@vigil/platform';
-import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
-import { SupervisorSweep } from '@vigil/supervisor';
+import { ArchiveMetrics, METRICS_REGISTRY } from '@vigil/platform';
+import { CLOCKS_CONFIG, ClockConfig, STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
+import { RetentionSweep, SupervisorSweep } from '@vigil/supervisor';
 
 /**
- * Runs a sweep every WATCHER_INTERVAL_MS and the dead-Worker check every LIVENESS_INTERVAL_MS,
- * never two of one kind at once; shutdown waits for those in flight.
+ * Runs a sweep every WATCHER_INTERVAL_MS, the dead-Worker check every LIVENESS_INTERVAL_MS and the
+ * retention sweep every WATCHER_INTERVAL_MS, never two of one kind at once; shutdown waits for
+ * those in flight.
  */
 @Injectable()
 export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -15,6 +16,8 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   private running?: Promise<void>;
   private livenessTimer?: NodeJS.Timeout;
   private livenessRunning?: Promise<void>;
+  private retentionTimer?: NodeJS.Timeout;
+  private retentionRunning?: Promise<void>;
   private stopped = false;
 
   private readonly duration: Histogram;
@@ -22,8 +25,11 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
 
   constructor(
     private readonly sweep: SupervisorSweep,
+    private readonly retention: RetentionSweep,
     @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
+    @Inject(STORAGE_CONFIG) private readonly storage: StorageConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly archives: ArchiveMetrics,
   ) {
     this.duration = new Histogram({
       name: 'vigil_sweep_duration_seconds',
@@ -39,8 +45,28 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
   }
 
   onApplicationBootstrap(): void {
+    this.logger.log(
+      this.storage.archive
+        ? `finished tasks leave Redis after their retention, archived to ${this.storage.objectStoreUrl}`
+        : 'ARCHIVE=off: finished tasks are deleted after their retention, without an archive',
+    );
     this.schedule(0);
     this.scheduleLiveness(this.clocks.livenessIntervalMs);
+    this.scheduleRetention(this.clocks.watcherIntervalMs);
+  }
+
+  private scheduleRetention(delay: number): void {
+    if (this.stopped) return;
+    this.retentionTimer = setTimeout(() => {
+      this.retentionRunning = this.retention
+        .tick()
+        .then((report) => {
+          this.archives.archived(report.archived + report.deleted);
+          this.archives.failed(report.failed);
+        })
+        .catch((error: unknown) => this.logger.error(`retention sweep failed: ${String(error)}`))
+        .finally(() => this.scheduleRetention(this.clocks.watcherIntervalMs));
+    }, delay);
   }
 
   private scheduleLiveness(delay: number): void {
@@ -77,6 +103,7 @@ export class SweepScheduler implements OnApplicationBootstrap, OnApplicationShut
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.livenessTimer);
-    await Promise.all([this.running, this.livenessRunning]);
+    clearTimeout(this.retentionTimer);
+    await Promise.all([this.running, this.livenessRunning, this.retentionRunning]);
   }
 }

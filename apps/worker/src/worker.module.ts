@@ -2,6 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { AgentModule } from '@vigil/agent';
 import type { VigilConfig } from '@vigil/config';
 import { ControlModule, StartChildTaskUseCase } from '@vigil/control';
+import { ObjectStoreModule } from '@vigil/object-store';
 import { PlatformModule } from '@vigil/platform';
 import { RedisKeys } from '@vigil/redis';
 import { sliceProcessorFor } from './slice.processor';
@@ -15,6 +16,7 @@ export class WorkerModule {
       module: WorkerModule,
       imports: [
         PlatformModule.forRoot(config, 'worker'),
+        ObjectStoreModule,
         ToolsModule,
         AgentModule.forRoot(config, {
           // start_subtask creates a child through the same use case as POST /v1/tasks.

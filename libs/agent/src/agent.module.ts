@@ -15,8 +15,10 @@ import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner } from './runtime/slice-runner';
 import { SliceServices, WORKER_ID } from './runtime/slice-services';
+import { sliceSettingsProvider } from './runtime/slice-settings';
 import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
+import { OutputClaimCheck } from './runtime/output-claim-check';
 import { CHILD_TASKS, type ChildTaskStarter } from './runtime/child-tasks';
 
 /** What starts child missions in this process (the Worker app wires libs/control's use case). */
@@ -25,7 +27,10 @@ export interface AgentChildTasks {
   starter: Type<ChildTaskStarter>;
 }
 
-/** The Worker's runtime: slices, the agent loop, tool calls through the write journal, model providers. */
+/**
+ * The Worker's runtime: slices, the agent loop, tool calls through the write journal, model
+ * providers. Needs OBJECT_STORE (ObjectStoreModule) for tool outputs too large for Redis.
+ */
 @Module({})
 export class AgentModule {
   static forRoot(config: VigilConfig, children?: AgentChildTasks): DynamicModule {
@@ -42,11 +47,13 @@ export class AgentModule {
         },
         SliceContextCache,
         ToolExecutor,
+        OutputClaimCheck,
         ModelProviders,
         ActiveSlices,
         CallWatchdog,
         LoopLag,
         GlobalSpendGate,
+        sliceSettingsProvider,
         SliceServices,
         SliceRunner,
         WorkerLiveness,

@@ -8,6 +8,7 @@ export { MAX_OUTPUT_TOKENS, ModelProviderError, isRetryableStatus } from './mode
 export * from './runtime/slice-runner';
 export * from './runtime/slice-session';
 export * from './runtime/slice-services';
+export * from './runtime/slice-settings';
 export * from './runtime/step-ledger';
 export * from './runtime/paid-model-call';
 export * from './runtime/calls-in-flight';
@@ -15,6 +16,7 @@ export * from './runtime/slice-context';
 export { buildPrompt, type PromptStyle } from './runtime/prompt-builder';
 export { ModelSpend, promptTokenBound } from './runtime/model-spend';
 export * from './runtime/tool-executor';
+export * from './runtime/output-claim-check';
 export * from './runtime/worker-liveness';
 export * from './runtime/global-spend.gate';
 export * from './runtime/active-slices';

@@ -4,6 +4,8 @@ import {
   SECTION_TOKENS,
   sectionProviders,
   sectionsOf,
+  settingsOf,
+  settingsProvider,
   type VigilConfig,
 } from './index';
 
@@ -70,5 +72,29 @@ describe('config sections', () => {
       )!;
       expect(provider.useValue).toBe(sections[name]);
     }
+  });
+
+  describe('settings of several sections', () => {
+    const token = Symbol('SOME_SETTINGS');
+    const provider = settingsProvider(token, ['staleAfterMs', 'taskMaxSlices', 'anthropicApiKey']);
+
+    it('injects exactly the sections its fields live in', () => {
+      expect(provider.provide).toBe(token);
+      expect(provider.inject).toEqual([SECTION_TOKENS.clocks, SECTION_TOKENS.limits, SECTION_TOKENS.models]);
+    });
+
+    it('holds only the fields it names, frozen', () => {
+      const settings = provider.useFactory(sections.clocks, sections.limits, sections.models);
+      expect(settings).toEqual({
+        staleAfterMs: config.staleAfterMs,
+        taskMaxSlices: config.taskMaxSlices,
+        anthropicApiKey: 'sk-test',
+      });
+      expect(Object.isFrozen(settings)).toBe(true);
+    });
+
+    it('refuses to build when a section holding one of its fields is missing', () => {
+      expect(() => settingsOf(['staleAfterMs', 'taskMaxSlices'], sections.clocks)).toThrow(/taskMaxSlices/);
+    });
   });
 });

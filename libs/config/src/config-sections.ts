@@ -151,3 +151,45 @@ export function sectionProviders(config: VigilConfig): { provide: symbol; useVal
     useValue: sections[name],
   }));
 }
+
+/** The section each field of VigilConfig is in. */
+const SECTION_OF = Object.fromEntries(
+  Object.entries(SECTION_FIELDS).flatMap(([name, fields]) => fields.map((field) => [field, name])),
+) as Record<keyof VigilConfig, SectionName>;
+
+/**
+ * A few named fields of several sections: what a service that reads many fields across sections
+ * injects (as one small named composite) instead of each section whole or the config itself.
+ */
+export type Settings<Field extends keyof VigilConfig> = Readonly<Pick<VigilConfig, Field>>;
+
+/** A frozen copy of `fields`, read from the given sections (or anything holding them, a config in tests). */
+export function settingsOf<Field extends keyof VigilConfig>(
+  fields: readonly Field[],
+  ...sources: readonly Partial<VigilConfig>[]
+): Settings<Field> {
+  const merged: Partial<VigilConfig> = Object.assign({}, ...sources);
+  const missing = fields.filter((field) => !(field in merged));
+  if (missing.length > 0) throw new Error(`settings: no section given holds ${missing.join(', ')}`);
+  return Object.freeze(Object.fromEntries(fields.map((field) => [field, merged[field]]))) as Settings<Field>;
+}
+
+/**
+ * A Nest factory provider of `token`: `fields` read from the sections they live in, injected by
+ * their section tokens, so the composite never sees a field it does not name.
+ */
+export function settingsProvider<Field extends keyof VigilConfig>(
+  token: symbol,
+  fields: readonly Field[],
+): {
+  provide: symbol;
+  inject: symbol[];
+  useFactory: (...sections: Partial<VigilConfig>[]) => Settings<Field>;
+} {
+  const names = [...new Set(fields.map((field) => SECTION_OF[field]))];
+  return {
+    provide: token,
+    inject: names.map((name) => SECTION_TOKENS[name]),
+    useFactory: (...sections) => settingsOf(fields, ...sections),
+  };
+}

@@ -1,6 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError, Env, readOptional } from './env-parsers';
-import type { CatalogConversationDefaults, TenantToolsEntry, ToolCatalog } from './tool-catalog';
+import type {
+  CatalogConversationDefaults,
+  TenantRetention,
+  TenantToolsEntry,
+  ToolCatalog,
+} from './tool-catalog';
 import { readHttpTool, readMcpServer } from './tool-catalog-entries';
 import { CatalogReader } from './tool-catalog-reader';
 
@@ -68,8 +73,10 @@ function readTenant(
 ): TenantToolsEntry {
   const entry = `tenants.${tenantId}`;
   if (!TENANT_ID.test(tenantId)) reader.fail(entry, 'a tenant id may use only A-Z a-z 0-9 _ - (1 to 64)');
-  const json = reader.object(value, entry, ['allow', 'conversationDefaults']);
-  const allow = reader.strings(json, 'allow', entry);
+  const json = reader.object(value, entry, ['allow', 'conversationDefaults', 'retention']);
+  // A tenant named only for its retention may use no tool from outside.
+  const allow =
+    json.allow === undefined && json.retention !== undefined ? [] : reader.strings(json, 'allow', entry);
   if (!allow) reader.fail(entry, '"allow" must be an array of strings');
   for (const name of allow) {
     if (!inCatalog(catalog, name))
@@ -79,6 +86,8 @@ function readTenant(
       );
   }
   const tenant: TenantToolsEntry = { allow };
+  if (json.retention !== undefined)
+    tenant.retention = readRetention(reader, `${entry}.retention`, json.retention);
   if (json.conversationDefaults !== undefined) {
     tenant.conversationDefaults = readDefaults(
       reader,
@@ -88,6 +97,22 @@ function readTenant(
     );
   }
   return tenant;
+}
+
+/** Up to ten years: a bigger number is a typo, and would overflow the retention index's scores. */
+const MAX_RETENTION_MS = 10 * 365 * 86_400_000;
+
+function readRetention(reader: CatalogReader, entry: string, value: unknown): TenantRetention {
+  const json = reader.object(value, entry, ['completedMs', 'failedMs']);
+  const retention: TenantRetention = {};
+  for (const field of ['completedMs', 'failedMs'] as const) {
+    const ms = json[field];
+    if (ms === undefined) continue;
+    if (typeof ms !== 'number' || !Number.isInteger(ms) || ms < 0 || ms > MAX_RETENTION_MS)
+      reader.fail(entry, `"${field}" must be a whole number of milliseconds from 0 to ${MAX_RETENTION_MS}`);
+    retention[field] = ms;
+  }
+  return retention;
 }
 
 function readDefaults(

@@ -268,6 +268,16 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
       'tenants.beta: "allow" must be an array of strings',
     ],
     [
+      'a negative retention',
+      (c) => (c.tenants.beta = { retention: { failedMs: -1 } }),
+      'tenants.beta.retention: "failedMs" must be a whole number of milliseconds',
+    ],
+    [
+      'an unknown retention field',
+      (c) => (c.tenants.beta = { retention: { runningMs: 5 } }),
+      'tenants.beta.retention: unknown field "runningMs"',
+    ],
+    [
       'an allow entry not in the catalog',
       (c) => c.tenants.acme.allow.push('crm2'),
       'tenants.acme.allow: "crm2" is not in the catalog',
@@ -309,6 +319,15 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
     ],
   ])('refuses %s, naming the file and the entry', (_case, mutate, message) => {
     expect(refusal(mutate)).toContain(`VIGIL_TOOLS (${FILE}): ${message}`);
+  });
+
+  it('reads a tenant retention, and a tenant named only for it allows no tool', () => {
+    const catalog = valid();
+    catalog.tenants.beta = { retention: { completedMs: 60_000, failedMs: 0 } };
+    expect(parse(catalog).tenants.beta).toEqual({
+      allow: [],
+      retention: { completedMs: 60_000, failedMs: 0 },
+    });
   });
 
   it('refuses a ${VAR} that is not set, naming the entry and the variable, never another value', () => {

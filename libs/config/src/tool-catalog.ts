@@ -65,6 +65,15 @@ export interface TenantToolsEntry {
   /** Server names (all their tools), `server.tool`, or HTTP tool names. */
   allow: string[];
   conversationDefaults?: CatalogConversationDefaults;
+  /** How long this tenant's finished tasks stay whole in Redis (TASK_RETENTION_MS and FAILED_TASK_RETENTION_MS otherwise). */
+  retention?: TenantRetention;
+}
+
+export interface TenantRetention {
+  /** Completed and cancelled tasks. */
+  completedMs?: number;
+  /** Failed tasks. */
+  failedMs?: number;
 }
 
 export interface ToolCatalog {

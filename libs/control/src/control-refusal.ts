@@ -1,4 +1,10 @@
-import { IllegalTransitionError, PERSON_MOVES_FROM, type TaskStatus } from '@vigil/tasks';
+import {
+  IllegalTransitionError,
+  PERSON_MOVES_FROM,
+  ReadableTasks,
+  type TaskRecord,
+  type TaskStatus,
+} from '@vigil/tasks';
 
 export type Control = 'stop' | 'pause' | 'resume' | 'input';
 
@@ -69,4 +75,28 @@ export async function applyControl<T>(
       throw new ControlNotAllowedError(control, taskId, error.currentStatus, error.targetStatus);
     throw error;
   }
+}
+
+/** Where each control would move a task: the target of the 409 when the task cannot move. */
+const CONTROL_TARGET: Record<Control, TaskStatus> = {
+  stop: 'cancelled',
+  pause: 'paused',
+  resume: 'queued',
+  input: 'queued',
+};
+
+/**
+ * The live task a control acts on. An archived task is finished and read-only: a control on it is
+ * the same 409 with its status as on the finished task before it was archived (docs/api.md,
+ * "Archived tasks").
+ */
+export async function taskToControl(
+  reads: ReadableTasks,
+  control: Control,
+  tenantId: string,
+  taskId: string,
+): Promise<TaskRecord> {
+  const { task, archive } = await reads.find(tenantId, taskId);
+  if (archive) throw new ControlNotAllowedError(control, taskId, task.status, CONTROL_TARGET[control]);
+  return task;
 }

@@ -4,6 +4,7 @@ import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
 import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { CreateTaskUseCase } from './create-task.use-case';
+import { creationSettingsProvider } from './creation-settings';
 import { GetTaskReportUseCase } from './get-task-report.use-case';
 import { PauseTaskUseCase } from './pause-task.use-case';
 import { ProvideInputUseCase } from './provide-input.use-case';
@@ -11,6 +12,7 @@ import { ResumeTaskUseCase } from './resume-task.use-case';
 import { StopTaskUseCase } from './stop-task.use-case';
 import { StartChildTaskUseCase } from './start-child-task.use-case';
 import { ListChildrenUseCase } from './list-children.use-case';
+import { ListArtifactsUseCase } from './list-artifacts.use-case';
 import { TaskLogs } from './task-logs';
 
 const USE_CASES = [
@@ -23,6 +25,7 @@ const USE_CASES = [
   GetTaskReportUseCase,
   StartChildTaskUseCase,
   ListChildrenUseCase,
+  ListArtifactsUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */
@@ -34,7 +37,7 @@ export class ControlModule {
     return {
       module: ControlModule,
       imports: [TasksModule, KindsModule, queues, lifecycle],
-      providers: USE_CASES,
+      providers: [creationSettingsProvider, ...USE_CASES],
       exports: [...USE_CASES, TasksModule, queues, lifecycle],
     };
   }

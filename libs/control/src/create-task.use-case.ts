@@ -1,6 +1,5 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { KindBinder, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { SliceQueue } from '@vigil/queue';
 import {
@@ -17,6 +16,7 @@ import {
 } from '@vigil/tasks';
 import { CODE_VERSION } from '@vigil/platform';
 import type { CreateTaskDto } from './create-task.dto';
+import { CREATION_SETTINGS, type CreationSettings } from './creation-settings';
 import { assertWebhookTarget } from '@vigil/notify';
 import { ActiveTaskLimitError } from './active-task-limit';
 
@@ -52,7 +52,7 @@ export class CreateTaskUseCase {
     private readonly tasks: TaskRepository,
     private readonly kinds: KindBinder,
     private readonly slices: SliceQueue,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CREATION_SETTINGS) private readonly config: CreationSettings,
     private readonly children: ChildTaskRepository,
     private readonly lifecycle: TaskLifecycle,
   ) {}

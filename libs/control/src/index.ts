@@ -14,3 +14,4 @@ export * from './create-task.examples';
 export * from './active-task-limit';
 export * from './start-child-task.use-case';
 export * from './list-children.use-case';
+export * from './list-artifacts.use-case';

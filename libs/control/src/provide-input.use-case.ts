@@ -7,11 +7,12 @@ import {
   TaskLifecycle,
   TaskNotActiveError,
   TaskRecord,
+  ReadableTasks,
   TaskRepository,
   WriteJournal,
   type TaskStatus,
 } from '@vigil/tasks';
-import { applyControl } from './control-refusal';
+import { applyControl, taskToControl } from './control-refusal';
 
 export const RESOLUTIONS = ['done', 'not_done'] as const;
 export type Resolution = (typeof RESOLUTIONS)[number];
@@ -68,10 +69,11 @@ export class ProvideInputUseCase {
     private readonly tasks: TaskRepository,
     private readonly lifecycle: TaskLifecycle,
     private readonly journal: WriteJournal,
+    private readonly reads: ReadableTasks,
   ) {}
 
   async execute(tenantId: string, taskId: string, dto: ProvideInputDto): Promise<TaskRecord> {
-    const task = await this.tasks.getForTenant(taskId, tenantId);
+    const task = await taskToControl(this.reads, 'input', tenantId, taskId);
     if (dto.resolution !== undefined) {
       if (!waitsOnWrite(task)) throw new ResolutionNotExpectedError(taskId, task.status);
       await applyControl('input', taskId, () =>

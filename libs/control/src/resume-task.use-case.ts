@@ -1,7 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { InvalidTaskInputError, TaskLifecycle, TaskRecord, TaskRepository } from '@vigil/tasks';
+import {
+  InvalidTaskInputError,
+  TaskLifecycle,
+  TaskRecord,
+  ReadableTasks,
+  TaskRepository,
+} from '@vigil/tasks';
 import type { ResumeTaskDto } from './resume-task.dto';
-import { applyControl } from './control-refusal';
+import { applyControl, taskToControl } from './control-refusal';
 
 /**
  * Resuming starts a new attempt: a slice paused mid-call that wakes up later is then a zombie
@@ -12,11 +18,12 @@ import { applyControl } from './control-refusal';
 export class ResumeTaskUseCase {
   constructor(
     private readonly tasks: TaskRepository,
+    private readonly reads: ReadableTasks,
     private readonly lifecycle: TaskLifecycle,
   ) {}
 
   async execute(tenantId: string, taskId: string, body: ResumeTaskDto = {}): Promise<TaskRecord> {
-    const task = await this.tasks.getForTenant(taskId, tenantId);
+    const task = await taskToControl(this.reads, 'resume', tenantId, taskId);
     if (body.budgetUsd !== undefined && body.budgetUsd <= task.spentUsd) {
       throw new InvalidTaskInputError([
         `budgetUsd must be above the $${task.spentUsd.toFixed(4)} the task has already spent, got ${body.budgetUsd}`,

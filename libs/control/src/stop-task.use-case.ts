@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { TaskLifecycle, TaskRecord, TaskRepository } from '@vigil/tasks';
-import { applyControl } from './control-refusal';
+import { TaskLifecycle, TaskRecord, ReadableTasks, TaskRepository } from '@vigil/tasks';
+import { applyControl, taskToControl } from './control-refusal';
 
 /**
  * A stop always wins: the status becomes `cancelled` atomically, then running Workers abort. It
@@ -10,11 +10,12 @@ import { applyControl } from './control-refusal';
 export class StopTaskUseCase {
   constructor(
     private readonly tasks: TaskRepository,
+    private readonly reads: ReadableTasks,
     private readonly lifecycle: TaskLifecycle,
   ) {}
 
   async execute(tenantId: string, taskId: string): Promise<TaskRecord> {
-    const task = await this.tasks.getForTenant(taskId, tenantId);
+    const task = await taskToControl(this.reads, 'stop', tenantId, taskId);
     await applyControl('stop', taskId, () => this.lifecycle.stop(task));
     return this.tasks.getForTenant(taskId, tenantId);
   }

@@ -1,10 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
+import { ADMIN_CONFIG, AdminConfig, CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import {
   ActionRecord,
+  ArchivedTasks,
+  archivedTaskRecord,
   CheckResult,
   ExitCriterion,
   TaskNotFoundError,
@@ -54,7 +56,23 @@ export interface TaskDetails {
   /** `children{total, running, done}` once tasks have children (absent until then). */
   children: unknown;
   controls: { stop: boolean; pause: boolean; resume: boolean };
+  /** Read from the task's archive in the object store: finished, read-only, no control applies. */
+  fromArchive: boolean;
 }
+
+/** A task's stored logs, as the page reads them: the newest LOG_TAIL entries and the count. */
+interface StoredLogs {
+  task: TaskRecord;
+  actions: LogTail<string>;
+  findings: LogTail<string>;
+  messages: LogTail<string>;
+  fromArchive: boolean;
+}
+
+const tailOf = (entries: readonly string[]): LogTail<string> => ({
+  entries: entries.slice(-LOG_TAIL),
+  total: entries.length,
+});
 
 /** Joins each exit criterion with its result in the last verification. */
 export function verificationRows(
@@ -83,16 +101,61 @@ export function verificationRows(
  */
 @Injectable()
 export class TaskDetailsReader {
+  private readonly tenants: string[];
+
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly tasks: TaskRepository,
+    private readonly archives: ArchivedTasks,
     @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
-  ) {}
+    @Inject(ADMIN_CONFIG) admin: AdminConfig,
+  ) {
+    this.tenants = [...new Set(admin.apiKeys.map((key) => key.tenantId))];
+  }
 
   async read(taskId: string, controls: ControlStates, now = Date.now()): Promise<TaskDetails> {
+    const stored = (await this.live(taskId)) ?? (await this.archived(taskId));
+    if (!stored) throw new TaskNotFoundError(taskId);
+    const { task } = stored;
+    const parse = <T>(tail: LogTail<string>): LogTail<T> => ({
+      entries: tail.entries.map((entry) => JSON.parse(entry) as T),
+      total: tail.total,
+    });
+    const { events, complete } = await this.events(task);
+    const allows = (states: readonly TaskStatus[]) => !stored.fromArchive && states.includes(task.status);
+    return {
+      task,
+      row: toTaskRow(task, now, this.clocks.staleAfterMs),
+      timeline: buildTimeline(task, events),
+      timelineComplete: complete,
+      actions: parse<ActionRecord>(stored.actions),
+      findings: parse<unknown>(stored.findings),
+      messages: parse<UserMessage>(stored.messages),
+      verification: {
+        rows: verificationRows(task.exitCriteria, task.verification?.checks),
+        at: task.verification?.at ?? null,
+        passed: task.verification?.passed ?? null,
+      },
+      children: (task as TaskRecord & { children?: unknown }).children ?? null,
+      controls: {
+        stop: allows(controls.stop),
+        pause: allows(controls.pause),
+        resume: allows(controls.resume),
+      },
+      fromArchive: stored.fromArchive,
+    };
+  }
+
+  /** The tenant of a task Redis no longer holds, from its archive; null when it has none. */
+  async archivedTenantOf(taskId: string): Promise<string | null> {
+    return (await this.archived(taskId))?.task.tenantId ?? null;
+  }
+
+  /** The record and the tails of its logs in one pipeline; null when Redis holds no such task. */
+  private async live(taskId: string): Promise<StoredLogs | null> {
     const task = await this.tasks.get(taskId);
-    if (!task) throw new TaskNotFoundError(taskId);
+    if (!task) return null;
     const replies = (await this.redis
       .pipeline()
       .llen(this.keys.actions(taskId))
@@ -108,27 +171,29 @@ export class TaskDetailsReader {
         return value;
       },
     );
-    const parse = (raw: unknown) => (raw as string[]).map((entry) => JSON.parse(entry) as unknown);
-    const { events, complete } = await this.events(task);
     return {
       task,
-      row: toTaskRow(task, now, this.clocks.staleAfterMs),
-      timeline: buildTimeline(task, events),
-      timelineComplete: complete,
-      actions: { entries: parse(actions) as ActionRecord[], total: Number(actionCount) },
-      findings: { entries: parse(findings), total: Number(findingCount) },
-      messages: { entries: parse(messages) as UserMessage[], total: Number(messageCount) },
-      verification: {
-        rows: verificationRows(task.exitCriteria, task.verification?.checks),
-        at: task.verification?.at ?? null,
-        passed: task.verification?.passed ?? null,
-      },
-      children: (task as TaskRecord & { children?: unknown }).children ?? null,
-      controls: {
-        stop: controls.stop.includes(task.status),
-        pause: controls.pause.includes(task.status),
-        resume: controls.resume.includes(task.status),
-      },
+      actions: { entries: actions as string[], total: Number(actionCount) },
+      findings: { entries: findings as string[], total: Number(findingCount) },
+      messages: { entries: messages as string[], total: Number(messageCount) },
+      fromArchive: false,
+    };
+  }
+
+  /**
+   * An archived task, looked for under each tenant API_KEYS names (the operator's page has no
+   * tenant; a task id is unique across tenants, so at most one holds it).
+   */
+  private async archived(taskId: string): Promise<StoredLogs | null> {
+    const found = await Promise.all(this.tenants.map((tenantId) => this.archives.find(tenantId, taskId)));
+    const archive = found.find((payload) => payload !== null);
+    if (!archive) return null;
+    return {
+      task: archivedTaskRecord(archive),
+      actions: tailOf(archive.actions),
+      findings: tailOf(archive.findings),
+      messages: tailOf(archive.messages),
+      fromArchive: true,
     };
   }
 

@@ -9,6 +9,7 @@ describe('the kind config', () => {
     API_KEYS: 'acme:api-secret',
     WEBHOOK_SECRET: 'webhook-secret-value',
     ADMIN_PASSWORD: 'admin-secret',
+    METRICS_TOKEN: 'metrics-secret',
     META_API_BASE_URL: 'http://127.0.0.1:9/graph',
     META_ACCESS_TOKEN: 'meta-token',
   });
@@ -27,8 +28,25 @@ describe('the kind config', () => {
 
   it("never reaches Vigil's own secrets", () => {
     const seen = JSON.stringify(services.config);
-    for (const secret of ['sk-ant-secret', 'api-secret', 'webhook-secret-value', 'admin-secret'])
+    for (const secret of [
+      'sk-ant-secret',
+      'api-secret',
+      'webhook-secret-value',
+      'admin-secret',
+      'metrics-secret',
+    ])
       expect(seen).not.toContain(secret);
+    // Nothing else is handed over beside the kind config and the tools.
+    expect(Object.keys(services).sort()).toEqual(['config', 'tools']);
+  });
+
+  it('says a Gemini key is set without holding it', () => {
+    const both = kindServices(
+      loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-secret', GEMINI_API_KEY: 'gemini-secret' }),
+      {} as ToolGateway,
+    );
+    expect(both.config.modelsWithKeys).toEqual(['opus', 'gemini']);
+    expect(JSON.stringify(both.config)).not.toMatch(/sk-ant-secret|gemini-secret/);
   });
 
   it('cannot be changed by a kind', () => {

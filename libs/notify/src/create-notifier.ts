@@ -1,8 +1,14 @@
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { sectionsOf, type VigilConfig } from '@vigil/config';
+import { settingsOf, type ConfigSections } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
-import { MessageLog, TaskContextStore, TaskReportReader, TaskRepository } from '@vigil/tasks';
+import {
+  MessageLog,
+  TASK_SETTING_FIELDS,
+  TaskContextStore,
+  TaskReportReader,
+  TaskRepository,
+} from '@vigil/tasks';
 import { DeliveryOutbox } from './delivery/delivery-outbox';
 import { EventHandler } from './events/event-handler';
 import { NotifierConsumer } from './events/notifier-consumer';
@@ -14,24 +20,26 @@ import { WebhookQueues } from './webhooks/webhook-queues';
 import { WebhookSender } from './webhooks/webhook-sender';
 import { WebhookWorkers } from './webhooks/webhook-workers';
 
+/** The sections a notifier reads. */
+export type NotifierSections = Pick<ConfigSections, 'redis' | 'clocks' | 'limits' | 'webhooks' | 'server'>;
+
 /**
- * Wires one notifier from a Redis connection and the config. Plain constructors, so the Nest module,
- * tests and the bench build exactly the same object graph. `registry`: where the webhook metrics go.
- * The whole config is for TaskRepository; every other part gets only its sections.
+ * Wires one notifier from a Redis connection and the config sections it reads. Plain constructors,
+ * so the Nest module, tests and the bench build exactly the same object graph. `registry`: where the
+ * webhook metrics go. Each part gets only its sections.
  */
 export function createNotifier(
   redis: Redis,
   keys: RedisKeys,
-  config: VigilConfig,
+  sections: NotifierSections,
   registry?: Registry,
 ): Notifier {
-  const sections = sectionsOf(config);
   const log = new MessageLog(redis, keys);
   const queues = new WebhookQueues(sections.redis, sections.webhooks, keys);
   const outbox = new DeliveryOutbox(redis, keys, [new WebhookChannel(queues, sections.webhooks)]);
   const reports = new TaskReportReader(new TaskContextStore(redis, keys));
   const handler = new EventHandler(
-    new TaskRepository(redis, keys, config),
+    new TaskRepository(redis, keys, settingsOf(TASK_SETTING_FIELDS, sections.clocks, sections.limits)),
     log,
     outbox,
     reports,

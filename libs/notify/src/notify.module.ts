@@ -1,7 +1,18 @@
 import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import {
+  CLOCKS_CONFIG,
+  LIMITS_CONFIG,
+  REDIS_CONFIG,
+  SERVER_CONFIG,
+  WEBHOOKS_CONFIG,
+  type ClockConfig,
+  type LimitsConfig,
+  type RedisConfig,
+  type ServerConfig,
+  type WebhookConfig,
+} from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { createNotifier } from './create-notifier';
@@ -12,9 +23,26 @@ import { Notifier } from './notifier';
   providers: [
     {
       provide: Notifier,
-      inject: [REDIS, RedisKeys, VIGIL_CONFIG, METRICS_REGISTRY],
-      useFactory: (redis: Redis, keys: RedisKeys, config: VigilConfig, registry: Registry) =>
-        createNotifier(redis, keys, config, registry),
+      inject: [
+        REDIS,
+        RedisKeys,
+        REDIS_CONFIG,
+        CLOCKS_CONFIG,
+        LIMITS_CONFIG,
+        WEBHOOKS_CONFIG,
+        SERVER_CONFIG,
+        METRICS_REGISTRY,
+      ],
+      useFactory: (
+        redis: Redis,
+        keys: RedisKeys,
+        redisConfig: RedisConfig,
+        clocks: ClockConfig,
+        limits: LimitsConfig,
+        webhooks: WebhookConfig,
+        server: ServerConfig,
+        registry: Registry,
+      ) => createNotifier(redis, keys, { redis: redisConfig, clocks, limits, webhooks, server }, registry),
     },
   ],
   exports: [Notifier],

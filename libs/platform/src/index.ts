@@ -7,3 +7,4 @@ export * from './version.controller';
 export * from './secrets';
 export * from './http-metrics';
 export * from './address-guard';
+export * from './archive-metrics';

@@ -1,7 +1,8 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { Queue } from 'bullmq';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { JobsOptions, Queue } from 'bullmq';
 import { RedisKeys } from '@vigil/redis';
 import { storeFullOf } from '@vigil/tasks';
+import { JobRetention, removalOptions, SLICE_JOB_RETENTION, SLICE_RETENTION } from './job-retention';
 import { SLICE_JOB_NAME, SLICE_JOB_OPTIONS, SliceJob, sliceJobId } from './slice-job';
 
 export const TURN_QUEUES = Symbol('TURN_QUEUES');
@@ -9,10 +10,15 @@ export const TURN_QUEUES = Symbol('TURN_QUEUES');
 /** Publishes slices to the slice queue of the task's shard. */
 @Injectable()
 export class SliceQueue {
+  private readonly options: JobsOptions;
+
   constructor(
     @Inject(TURN_QUEUES) private readonly queues: Queue[],
     private readonly keys: RedisKeys,
-  ) {}
+    @Optional() @Inject(SLICE_RETENTION) retention: JobRetention = SLICE_JOB_RETENTION,
+  ) {
+    this.options = { ...SLICE_JOB_OPTIONS, ...removalOptions(retention) };
+  }
 
   queueFor(taskId: string): Queue {
     return this.queues[this.keys.shardOf(taskId)];
@@ -22,7 +28,7 @@ export class SliceQueue {
   async publish(job: SliceJob): Promise<string> {
     try {
       const added = await this.queueFor(job.taskId).add(SLICE_JOB_NAME, job, {
-        ...SLICE_JOB_OPTIONS,
+        ...this.options,
         jobId: sliceJobId(job),
       });
       return added.id ?? sliceJobId(job);
@@ -31,7 +37,10 @@ export class SliceQueue {
     }
   }
 
-  /** Publishes a slice whose job vanished; a finished job of the same id is removed first. */
+  /**
+   * Publishes a slice whose job vanished; a finished job of the same id (kept until its age or
+   * count runs out) is removed first, so whether it is still kept never decides anything.
+   */
   async republish(job: SliceJob): Promise<string> {
     const existing = await this.queueFor(job.taskId).getJob(sliceJobId(job));
     if (existing) {

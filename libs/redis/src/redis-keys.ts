@@ -94,6 +94,11 @@ export class RedisKeys {
     return `${this.shardBase(shard)}:idx:expiry`;
   }
 
+  /** Finished tasks scored by when their retention runs out and they leave Redis for the archive. */
+  retentionIndex(shard: number): string {
+    return `${this.shardBase(shard)}:idx:retention`;
+  }
+
   /** Unfinished tasks scored by when their next user update is due. */
   updatesIndex(shard: number): string {
     return `${this.shardBase(shard)}:idx:updates`;
@@ -163,6 +168,11 @@ export class RedisKeys {
   }
 
   private static readonly WORKER_CLIENT_PREFIX = 'vigil-worker:';
+
+  /** The Redlock resource a Watcher holds while it archives a shard's expired tasks. */
+  retentionLease(shard: number): string {
+    return `${this.prefix}:retention-lease:{s${shard}}`;
+  }
 
   /** The Redlock resource a Watcher holds while it recovers a task (`recovery:{id}`). */
   recoveryLease(taskId: string): string {

@@ -8,3 +8,4 @@ export * from './retry-publisher';
 export * from './dead-worker.detector';
 export * from './watcher-decision';
 export * from './store-watch';
+export * from './retention.sweep';

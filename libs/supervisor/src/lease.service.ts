@@ -1,7 +1,7 @@
 import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError } from 'redlock';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { REDIS_CONFIG, type RedisConfig } from '@vigil/config';
 import { createRedis, isOutOfMemory, REDIS, RedisKeys } from '@vigil/redis';
 import { storeFullOf } from '@vigil/tasks';
 
@@ -53,7 +53,7 @@ export class LeaseService implements OnModuleDestroy {
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) config: VigilConfig,
+    @Inject(REDIS_CONFIG) config: Pick<RedisConfig, 'redlockUrls'>,
   ) {
     this.extraClients = config.redlockUrls.map((url, i) =>
       createRedis(url, `vigil-redlock-${i}:${process.pid}`),
@@ -66,16 +66,35 @@ export class LeaseService implements OnModuleDestroy {
     });
   }
 
-  /** Runs fn under the lease, or returns undefined at once if another holder has it. */
-  async withLease<T>(
+  /** Runs fn under the task's recovery lease, or returns undefined at once if another holder has it. */
+  withLease<T>(
     taskId: string,
+    ttlMs: number,
+    owner: string,
+    fn: (lease: Lease) => Promise<T>,
+  ): Promise<T | undefined> {
+    return this.hold(this.keys.recoveryLease(taskId), ttlMs, owner, fn);
+  }
+
+  /** Runs fn under the lease of a shard's retention sweep, or returns undefined if another Watcher has it. */
+  withRetentionLease<T>(
+    shard: number,
+    ttlMs: number,
+    owner: string,
+    fn: (lease: Lease) => Promise<T>,
+  ): Promise<T | undefined> {
+    return this.hold(this.keys.retentionLease(shard), ttlMs, owner, fn);
+  }
+
+  private async hold<T>(
+    resource: string,
     ttlMs: number,
     owner: string,
     fn: (lease: Lease) => Promise<T>,
   ): Promise<T | undefined> {
     let lock;
     try {
-      lock = await this.redlock.acquire([this.keys.recoveryLease(taskId)], ttlMs);
+      lock = await this.redlock.acquire([resource], ttlMs);
     } catch (error) {
       if (await heldByAnother(error)) return undefined;
       const full = await refusedByFullStore(error);
@@ -89,7 +108,7 @@ export class LeaseService implements OnModuleDestroy {
       this.held.delete(work);
       await lock
         .release()
-        .catch((error: unknown) => this.logger.warn(`releasing lease of ${taskId}: ${String(error)}`));
+        .catch((error: unknown) => this.logger.warn(`releasing lease ${resource}: ${String(error)}`));
     }
   }
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { LIMITS_CONFIG, MODELS_CONFIG, type LimitsConfig, type ModelsConfig } from '@vigil/config';
 import { KindBinder, type BoundKind, type KindTool } from '@vigil/kinds';
 import {
   RetryContext,
@@ -29,7 +29,8 @@ export class RetryPublisher {
     private readonly kinds: KindBinder,
     private readonly journal: WriteJournal,
     private readonly failures: FailureReporter,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(LIMITS_CONFIG) private readonly limits: Pick<LimitsConfig, 'taskMaxSlices'>,
+    @Inject(MODELS_CONFIG) private readonly models: Pick<ModelsConfig, 'retryPolicy'>,
   ) {}
 
   /** The kind's tools and the task's own (a mission's, from the catalog); none of the latter when they cannot be had. */
@@ -66,13 +67,13 @@ export class RetryPublisher {
     if (last?.reason === 'limit') return { reason: 'limit', detail: last.detail ?? 'a limit was reached' };
     if (task.retryCount >= policy.length)
       return { reason: 'policy_exhausted', detail: `all ${policy.length} retries of the policy failed` };
-    if (task.sliceCount >= this.config.taskMaxSlices)
-      return { reason: 'limit', detail: `TASK_MAX_SLICES (${this.config.taskMaxSlices}) reached` };
+    if (task.sliceCount >= this.limits.taskMaxSlices)
+      return { reason: 'limit', detail: `TASK_MAX_SLICES (${this.limits.taskMaxSlices}) reached` };
     return undefined;
   }
 
   private policyOf(task: TaskRecord): string[] {
-    return task.agent.policy ?? this.config.retryPolicy;
+    return task.agent.policy ?? this.models.retryPolicy;
   }
 
   /**

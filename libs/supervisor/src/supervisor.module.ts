@@ -3,13 +3,16 @@ import { hostname } from 'node:os';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
+import { ObjectStoreModule } from '@vigil/object-store';
+import { ArchiveMetrics } from '@vigil/platform';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
-import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
+import { TaskArchiveWriter, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { DeadWorkerDetector } from './dead-worker.detector';
 import { ExitCheckRunner } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import { LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
+import { RetentionSweep } from './retention.sweep';
 import { StoreWatch } from './store-watch';
 import { SupervisorSweep } from './supervisor.sweep';
 import { TaskSupervisor } from './task-supervisor';
@@ -24,7 +27,7 @@ export class SupervisorModule {
     return {
       module: SupervisorModule,
       // The gateway is global: one per process, whoever imports ToolsModule first.
-      imports: [TasksModule, KindsModule, ToolsModule, queues, lifecycle],
+      imports: [TasksModule, KindsModule, ToolsModule, ObjectStoreModule, queues, lifecycle],
       providers: [
         {
           provide: 'WATCHER_ID',
@@ -38,8 +41,12 @@ export class SupervisorModule {
         StoreWatch,
         TaskSupervisor,
         SupervisorSweep,
+        TaskArchiveWriter,
+        RetentionSweep,
+        // Retention's counters: the Watcher archives finished tasks.
+        ArchiveMetrics,
       ],
-      exports: [SupervisorSweep, TaskSupervisor, LeaseService, StoreWatch],
+      exports: [SupervisorSweep, RetentionSweep, TaskSupervisor, LeaseService, ArchiveMetrics, StoreWatch],
     };
   }
 }

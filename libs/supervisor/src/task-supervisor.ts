@@ -1,5 +1,5 @@
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, LIMITS_CONFIG, type ClockConfig, type LimitsConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
 import { SliceQueue } from '@vigil/queue';
@@ -17,7 +17,7 @@ import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
 import { StoreWatch } from './store-watch';
-import { decide, Evidence, Suspicion, WatcherDecision } from './watcher-decision';
+import { decide, DecisionLimits, Evidence, Suspicion, WatcherDecision } from './watcher-decision';
 
 /** What an inspection did, as the sweep counts and logs it. */
 export type InspectionOutcome =
@@ -44,6 +44,7 @@ const LEASE_TTL_MS = 60_000;
 export class TaskSupervisor {
   private readonly logger = new Logger(TaskSupervisor.name);
   private readonly recoveries: Counter<'reason'>;
+  private readonly decisionLimits: DecisionLimits;
 
   constructor(
     private readonly tasks: TaskRepository,
@@ -54,11 +55,23 @@ export class TaskSupervisor {
     private readonly slices: SliceQueue,
     private readonly signals: ControlSignals,
     private readonly children: ChildTaskRepository,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(CLOCKS_CONFIG)
+    private readonly clocks: Pick<
+      ClockConfig,
+      'staleAfterMs' | 'heartbeatIntervalMs' | 'humanWaitTimeoutMs' | 'watcherIntervalMs'
+    >,
+    @Inject(LIMITS_CONFIG) limits: Pick<LimitsConfig, 'taskMaxDurationMs'>,
     @Inject('WATCHER_ID') private readonly watcherId: string,
     @Inject(METRICS_REGISTRY) registry: Registry,
     private readonly store: StoreWatch,
   ) {
+    const { staleAfterMs, heartbeatIntervalMs, humanWaitTimeoutMs } = clocks;
+    this.decisionLimits = {
+      staleAfterMs,
+      heartbeatIntervalMs,
+      humanWaitTimeoutMs,
+      taskMaxDurationMs: limits.taskMaxDurationMs,
+    };
     this.recoveries =
       (registry.getSingleMetric('vigil_recoveries_total') as Counter<'reason'> | undefined) ??
       new Counter({
@@ -110,7 +123,7 @@ export class TaskSupervisor {
     evidence: Evidence,
     now: number,
   ): Promise<InspectionOutcome> {
-    const decision = decide(await this.tasks.get(taskId), suspicion, evidence, now, this.config);
+    const decision = decide(await this.tasks.get(taskId), suspicion, evidence, now, this.decisionLimits);
     if (decision.kind === 'store_full' || decision.kind === 'nothing') return decision.kind;
     throw new Error(`task ${taskId}: decided ${decision.kind} while Redis is full, without a lease`);
   }
@@ -124,7 +137,7 @@ export class TaskSupervisor {
     evidence: Evidence,
   ): Promise<InspectionOutcome> {
     const task = await this.tasks.get(taskId);
-    const decision = decide(task, suspicion, evidence, now, this.config);
+    const decision = decide(task, suspicion, evidence, now, this.decisionLimits);
     return task ? this.act(task, decision, lease, now) : 'nothing';
   }
 
@@ -197,17 +210,17 @@ export class TaskSupervisor {
       }
       if (await this.children.isHeld(task)) {
         // Its release makes it due again (transition-task.lua).
-        await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
+        await this.tasks.deferSweep(task, 'deadline', now + this.clocks.staleAfterMs);
         return 'job_waiting';
       }
     }
     const job = { taskId: task.id, attempt: task.attempt, slice: task.sliceCount + 1 };
     if (await this.slices.hasLiveJob(job)) {
-      await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
+      await this.tasks.deferSweep(task, 'deadline', now + this.clocks.staleAfterMs);
       return 'job_waiting';
     }
     await this.slices.republish({ ...job, reason: 'republished' });
-    await this.tasks.deferSweep(task, 'deadline', now + this.config.staleAfterMs);
+    await this.tasks.deferSweep(task, 'deadline', now + this.clocks.staleAfterMs);
     this.logger.warn(`task ${task.id}: slice job of attempt ${task.attempt} was missing, republished`);
     return 'republished';
   }
@@ -216,7 +229,7 @@ export class TaskSupervisor {
   private async verify(task: TaskRecord, lease: Lease, now: number): Promise<InspectionOutcome> {
     const run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
     if (run.unavailable.length > 0) {
-      await this.tasks.deferSweep(task, 'verifying', now + this.config.watcherIntervalMs);
+      await this.tasks.deferSweep(task, 'verifying', now + this.clocks.watcherIntervalMs);
       this.logger.warn(
         `task ${task.id}: checks unavailable (${run.unavailable.map((u) => u.check).join(', ')}), retrying later`,
       );

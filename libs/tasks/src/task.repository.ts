@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from './scripts/script-codes';
 import { TaskScripts } from './scripts/task-scripts';
+import { TASK_SETTINGS, type TaskSettings } from './task-settings';
 import { decodeTask, encodeNewTask } from './task-codec';
 import { IdempotencyConflictError, InvalidCursorError, TaskNotFoundError } from './task-errors';
 import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from './task-status';
@@ -39,7 +39,11 @@ export class TaskRepository {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TASK_SETTINGS)
+    private readonly config: Pick<
+      TaskSettings,
+      'staleAfterMs' | 'taskMaxDurationMs' | 'userUpdateIntervalMs' | 'eventStreamMaxLen'
+    >,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {}
 

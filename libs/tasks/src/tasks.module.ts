@@ -1,4 +1,7 @@
 import { Module } from '@nestjs/common';
+import { ArchivedTasks } from './archive/archived-tasks';
+import { ReadableTasks } from './archive/readable-tasks';
+import { RetentionPolicy } from './archive/retention-policy';
 import { ChildTaskRepository } from './children/child-task.repository';
 import { ControlSignals } from './control-signals';
 import { ConversationStore } from './conversations/conversation-store';
@@ -10,8 +13,10 @@ import { WriteJournal } from './history/write-journal';
 import { TaskReportReader } from './report/task-report.reader';
 import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
+import { TASK_SETTINGS, taskSettingsProvider } from './task-settings';
 
 const STORES = [
+  RetentionPolicy,
   TaskScripts,
   TaskRepository,
   TaskContextStore,
@@ -23,8 +28,10 @@ const STORES = [
   TaskReportReader,
   ConversationStore,
   ChildTaskRepository,
+  ArchivedTasks,
+  ReadableTasks,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */
-@Module({ providers: STORES, exports: STORES })
+@Module({ providers: [taskSettingsProvider, ...STORES], exports: [TASK_SETTINGS, ...STORES] })
 export class TasksModule {}

@@ -11,6 +11,8 @@ import {
   type TransitionCommand,
   type TransitionResult,
   type TransitionStore,
+  type ForgetResult,
+  type ForgetTarget,
   type TransitionTarget,
   type WatcherWakeups,
 } from '@vigil/tasks';
@@ -70,6 +72,13 @@ export class RecordingTransitionStore implements TransitionStore {
     const reply = this.replies.shift() ?? {};
     if (reply instanceof Error) throw reply;
     return { status: command.to, attempt: command.attempt ?? 1, due: [], ...reply };
+  }
+
+  readonly forgotten: ForgetTarget[] = [];
+
+  async forget(target: ForgetTarget): Promise<ForgetResult> {
+    this.forgotten.push(target);
+    return 'removed';
   }
 
   /** The one command applied so far (fails the test if there were more or none). */

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { loadConfig, VigilConfig } from '@vigil/config';
+import { loadConfig, sectionsOf, VigilConfig, type ConfigSections } from '@vigil/config';
 import { bullConnection } from '@vigil/queue';
 import { createRedis, RedisKeys, unlinkMatching } from '@vigil/redis';
 
@@ -37,6 +37,11 @@ export class RedisTestContext {
     this.config = loadConfig({ ...process.env, ...env, KEY_PREFIX: this.prefix });
     this.redis = createRedis(this.config, `vigil-test:${this.prefix}`);
     this.keys = new RedisKeys(this.config.keyPrefix, this.config.shards);
+  }
+
+  /** The config's sections, for a service built by hand that injects more than one of them. */
+  get sections(): ConfigSections {
+    return sectionsOf(this.config);
   }
 
   /** Environment for child processes that must share this context's prefix (and cluster). */

@@ -48,6 +48,9 @@ describe('metrics of a run with a failing webhook', () => {
     expect(sample(before.notifier, 'vigil_webhook_failures_total')).toBe(0);
     expect(sample(before.notifier, 'vigil_webhook_dead_letters_total')).toBe(0);
     expect(sample(before.notifier, 'vigil_webhook_dead_letter_list')).toBe(0);
+    // Retention's counters are the Watcher's, exported from boot.
+    expect(before.watcher).toMatch(/^vigil_archived_total\{app="vigil-watcher"\} 0$/m);
+    expect(before.watcher).toMatch(/^vigil_archive_failures_total\{app="vigil-watcher"\} 0$/m);
 
     const created = await api.post('/v1/tasks', {
       kind: 'noop',

@@ -44,8 +44,9 @@ describe('what each app loads', () => {
     expect(MODEL_SDKS.filter((sdk) => loaded.has(sdk))).toEqual([]);
   });
 
-  it('the built worker does load both (the probe sees them when they are there)', async () => {
+  it('the built worker does load both (the probe sees them when they are there), and no S3 SDK on a file:// store', async () => {
     const loaded = await packagesLoadedBy(ctx, 'worker', 'WORKER_PORT');
     expect(MODEL_SDKS.filter((sdk) => loaded.has(sdk))).toEqual(MODEL_SDKS);
+    expect(loaded.has('@aws-sdk/client-s3')).toBe(false);
   });
 });

@@ -49,7 +49,10 @@ describe('SliceRunner and held contexts', () => {
     new SliceServices(
       recorder,
       new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-      new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
+      new ModelProviders(
+        { ...ctx.sections.models, anthropicApiKey: '', geminiApiKey: '' },
+        ctx.sections.clocks,
+      ),
       new GlobalSpendGate(new SpendLedger(ctx.redis, ctx.keys), ctx.config),
       new SpendLedger(ctx.redis, ctx.keys),
       new CallWatchdog(ctx.config),

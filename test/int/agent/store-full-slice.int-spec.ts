@@ -235,7 +235,10 @@ describe('a slice when Redis is full', () => {
       new SliceServices(
         recorder,
         new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-        new ModelProviders({ ...ctx.config, anthropicApiKey: '', geminiApiKey: '' }),
+        new ModelProviders(
+          { ...ctx.sections.models, anthropicApiKey: '', geminiApiKey: '' },
+          ctx.sections.clocks,
+        ),
         new GlobalSpendGate(spend, ctx.config),
         spend,
         new CallWatchdog(ctx.config),

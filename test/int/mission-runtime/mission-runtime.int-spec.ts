@@ -11,14 +11,17 @@ import {
   SliceServices,
   ToolExecutor,
 } from '@vigil/agent';
+import { sectionsOf } from '@vigil/config';
 import { kindServices } from '@vigil/kinds';
 import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
 import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
+  ArchivedTasks,
   ChildTaskRepository,
   ControlSignals,
   InvalidTaskInputError,
+  ReadableTasks,
   redisTaskLifecycle,
   SpendLedger,
   StepRecorder,
@@ -46,6 +49,7 @@ describe('missions on the runtime', () => {
     HEARTBEAT_INTERVAL_MS: '30000',
   });
   const config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
+  const sections = sectionsOf(config);
   const tasks = new TaskRepository(ctx.redis, ctx.keys, config);
   const contexts = new TaskContextStore(ctx.redis, ctx.keys);
   const journal = new WriteJournal(ctx.redis, ctx.keys);
@@ -76,7 +80,7 @@ describe('missions on the runtime', () => {
       new SliceServices(
         new StepRecorder(ctx.redis, ctx.keys, config),
         new ToolExecutor(journal),
-        new ModelProviders(config),
+        new ModelProviders(sections.models, sections.clocks),
         new GlobalSpendGate(ledger, config),
         ledger,
         new CallWatchdog(config),
@@ -96,7 +100,12 @@ describe('missions on the runtime', () => {
         new ChildTaskRepository(ctx.redis, ctx.keys, config),
         lifecycle,
       ),
-      input: new ProvideInputUseCase(tasks, lifecycle, journal),
+      input: new ProvideInputUseCase(
+        tasks,
+        lifecycle,
+        journal,
+        new ReadableTasks(tasks, new ArchivedTasks()),
+      ),
       checks,
       retries: new RetryPublisher(
         lifecycle,
@@ -104,7 +113,8 @@ describe('missions on the runtime', () => {
         kinds,
         journal,
         new FailureReporter(contexts, checks),
-        config,
+        sections.limits,
+        sections.models,
       ),
     };
   }

@@ -22,7 +22,7 @@ describe('live stream (SSE)', () => {
   const auth = { authorization: 'Bearer acme-key-123' };
 
   beforeAll(async () => {
-    notifier = createNotifier(ctx.redis, ctx.keys, ctx.config);
+    notifier = createNotifier(ctx.redis, ctx.keys, ctx.sections);
     await notifier.start();
     api = await InProcessApi.start(ctx);
     base = api.baseUrl;

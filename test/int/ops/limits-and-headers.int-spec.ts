@@ -312,6 +312,7 @@ describe('operating the API: limits, security headers, metrics', () => {
       const delta = (text: string, name: string, labels: Record<string, string>) =>
         sample(text, name, labels) - sample(before, name, labels);
       expect(delta(during, 'vigil_tasks', { tenant: 'met', status: 'queued' })).toBe(1);
+      expect(delta(during, 'vigil_tasks_retained', { status: 'cancelled' })).toBe(0);
       expect(delta(during, 'vigil_active_tasks', { kind: 'noop', status: 'queued' })).toBe(1);
       expect(delta(during, 'vigil_turn_queue_jobs', { shard: '0', state: 'waiting' })).toBe(1);
       // Requests are counted on the instance that served them, by route pattern, never by raw URL.
@@ -331,6 +332,13 @@ describe('operating the API: limits, security headers, metrics', () => {
         sample(before, 'vigil_tasks', { tenant: 'met', status: 'queued' }),
       );
       expect(delta(after, 'vigil_tasks', { tenant: 'met', status: 'cancelled' })).toBe(1);
+      // A finished task stays in Redis until retention archives it: counted whatever its tenant.
+      expect(delta(after, 'vigil_tasks_retained', { status: 'cancelled' })).toBe(1);
+      expect(sample(after, 'vigil_tasks_retained', { status: 'cancelled' })).toBe(
+        ['rl', 'cap', 'sse', 'met', 'other', 'burst']
+          .map((tenant) => sample(after, 'vigil_tasks', { tenant, status: 'cancelled' }))
+          .reduce((sum, count) => sum + count, 0),
+      );
       expect(delta(after, 'vigil_active_tasks', { kind: 'noop', status: 'queued' })).toBe(0);
     });
   });

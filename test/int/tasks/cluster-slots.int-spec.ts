@@ -101,6 +101,14 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     await tasks.create(childId, newNoopTask({ parentId: parent.id }));
     await children.register(parent.id, childId);
     await lifecycle.stop({ id: childId, tenantId: 'acme' });
+    // Retention removes a finished child: its keys and its parent's, one slot.
+    const ended = (await tasks.get(childId))!;
+    await lifecycle.removeExpired({
+      id: childId,
+      tenantId: 'acme',
+      parentId: parent.id,
+      finishedAt: ended.finishedAt!,
+    });
     await spend.reserveGlobal(0.01);
     // Every task script ran; the global spend counter is one key of its own, outside every shard.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));

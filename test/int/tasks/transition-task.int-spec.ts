@@ -1,6 +1,7 @@
 import { RedisTestContext, newNoopTask } from '@vigil/testing';
 import {
   IllegalTransitionError,
+  RetentionPolicy,
   StaleAttemptError,
   TASK_STATUSES,
   TaskNotActiveError,
@@ -96,7 +97,12 @@ function moveTo(to: TaskStatus, extra: Partial<TransitionCommand> = {}): Transit
 describe('transition-task.lua', () => {
   const ctx = new RedisTestContext('transition');
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const writer = new TransitionWriter(ctx.redis, ctx.keys, ctx.config);
+  const writer = new TransitionWriter(
+    ctx.redis,
+    ctx.keys,
+    ctx.config,
+    new RetentionPolicy(ctx.config, ctx.config),
+  );
   const move = (task: TransitionTarget, to: TaskStatus, extra: Partial<TransitionCommand> = {}) =>
     writer.apply(task, moveTo(to, extra));
   let seq = 0;
@@ -206,8 +212,18 @@ describe('transition-task.lua', () => {
     const workerConn = ctx.redis.duplicate();
     const operatorConn = ctx.redis.duplicate();
     const workerRepo = new TaskRepository(workerConn, ctx.keys, ctx.config);
-    const workerWriter = new TransitionWriter(workerConn, ctx.keys, ctx.config);
-    const operatorWriter = new TransitionWriter(operatorConn, ctx.keys, ctx.config);
+    const workerWriter = new TransitionWriter(
+      workerConn,
+      ctx.keys,
+      ctx.config,
+      new RetentionPolicy(ctx.config, ctx.config),
+    );
+    const operatorWriter = new TransitionWriter(
+      operatorConn,
+      ctx.keys,
+      ctx.config,
+      new RetentionPolicy(ctx.config, ctx.config),
+    );
     try {
       for (let round = 0; round < 200; round++) {
         const { task } = await repo.create(`race${round}`, newNoopTask());

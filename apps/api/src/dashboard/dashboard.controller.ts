@@ -74,17 +74,18 @@ export class DashboardController {
     @Res() response: Response,
   ): Promise<void> {
     requireCsrf(request, form?.csrf);
-    const task = await this.tasks.get(id);
-    if (!task) throw new TaskNotFoundError(id);
+    // An archived task has no buttons; a forged form still gets the API's 409 with its status.
+    const tenantId = (await this.tasks.get(id))?.tenantId ?? (await this.details.archivedTenantOf(id));
+    if (tenantId === null) throw new TaskNotFoundError(id);
     switch (control) {
       case 'stop':
-        await this.stopTask.execute(task.tenantId, id);
+        await this.stopTask.execute(tenantId, id);
         break;
       case 'pause':
-        await this.pauseTask.execute(task.tenantId, id);
+        await this.pauseTask.execute(tenantId, id);
         break;
       case 'resume':
-        await this.resumeTask.execute(task.tenantId, id);
+        await this.resumeTask.execute(tenantId, id);
         break;
     }
     response.redirect(303, `${DASHBOARD_BASE}/${encodeURIComponent(id)}`);

@@ -164,7 +164,11 @@ const TASK: Schema = {
     },
     humanQuestion: { type: 'string', nullable: true },
     humanDeadlineAt: iso('when an unanswered question fails the task'),
-    archived: { type: 'boolean' },
+    archived: {
+      type: 'boolean',
+      description:
+        'true for a task read from its archive in the object store (finished, read-only), and for a mission a newer one in its conversation set aside (statusReason archived; live and resumable)',
+    },
     children: {
       type: 'object',
       nullable: true,
@@ -229,6 +233,29 @@ export const API_SCHEMAS: Record<string, Schema> = {
     properties: { data: { type: 'array', items: ref('Task'), description: 'oldest first' } },
   },
   ActionPage: page(ACTION, 'oldest first'),
+  ArtifactList: {
+    type: 'object',
+    required: ['data'],
+    properties: {
+      data: {
+        type: 'array',
+        description: 'in the order they were recorded',
+        items: {
+          type: 'object',
+          additionalProperties: true,
+          properties: {
+            id: { type: 'string', description: 'the SHA-256 of its bytes' },
+            step: { type: 'integer' },
+            tool: { type: 'string' },
+            name: { type: 'string' },
+            mimeType: { type: 'string', example: 'image/png' },
+            bytes: { type: 'integer' },
+            createdAt: { type: 'string', format: 'date-time' },
+          },
+        },
+      },
+    },
+  },
   MessagePage: page(MESSAGE, 'oldest first'),
   ConversationPage: page(
     {

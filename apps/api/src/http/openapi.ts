@@ -29,6 +29,12 @@ function errorsOf(path: string, method: string): Record<number, string> {
     errors[429] =
       'RATE_LIMIT_PER_MINUTE, or MAX_ACTIVE_TASKS_PER_TENANT (the message says how many are active)';
   }
+  const readsArchives =
+    (method === 'get' && path.startsWith('/v1/tasks') && !path.endsWith('/events')) ||
+    /^\/v1\/tasks\/\{id\}\/(stop|pause|resume|input)$/.test(path);
+  if (readsArchives)
+    errors[502] =
+      'the archive of a finished task in the object store could not be read (the message names the task)';
   if (path === '/metrics') errors[401] = 'METRICS_TOKEN is set and the bearer token is missing or wrong';
   errors[500] = 'an unexpected error (logged with its cause)';
   return errors;

@@ -1,4 +1,4 @@
-import { loadConfig } from '@vigil/config';
+import { loadConfig, sectionsOf } from '@vigil/config';
 import { AnthropicProvider } from './anthropic.provider';
 import { GeminiProvider } from './gemini.provider';
 import { ModelProviders } from './model-providers';
@@ -11,9 +11,15 @@ const run: ScriptedRun = {
   claimTrigger: async () => false,
 };
 
+/** The providers of a config loaded from `env`, handed its sections as Nest hands them. */
+function providersOf(env: Record<string, string>): ModelProviders {
+  const { models, clocks } = sectionsOf(loadConfig(env));
+  return new ModelProviders(models, clocks);
+}
+
 describe('ModelProviders', () => {
   it('runs every policy name on the scripted provider when no API key is set', () => {
-    const providers = new ModelProviders(loadConfig({}));
+    const providers = providersOf({});
     for (const model of ['opus', 'gemini']) {
       const provider = providers.create(model, run);
       expect(provider).toBeInstanceOf(ScriptedProvider);
@@ -22,9 +28,11 @@ describe('ModelProviders', () => {
   });
 
   it('uses Claude for opus and Gemini for gemini when their keys are set', () => {
-    const providers = new ModelProviders(
-      loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-x', GEMINI_API_KEY: 'g-x', GEMINI_MODEL: 'gemini-test' }),
-    );
+    const providers = providersOf({
+      ANTHROPIC_API_KEY: 'sk-ant-x',
+      GEMINI_API_KEY: 'g-x',
+      GEMINI_MODEL: 'gemini-test',
+    });
     const opus = providers.create('opus', run);
     const gemini = providers.create('gemini', run);
     expect(opus).toBeInstanceOf(AnthropicProvider);
@@ -35,7 +43,7 @@ describe('ModelProviders', () => {
   });
 
   it('keys only the model they belong to', () => {
-    const providers = new ModelProviders(loadConfig({ ANTHROPIC_API_KEY: 'sk-ant-x' }));
+    const providers = providersOf({ ANTHROPIC_API_KEY: 'sk-ant-x' });
     expect(providers.create('opus', run)).toBeInstanceOf(AnthropicProvider);
     expect(providers.create('gemini', run)).toBeInstanceOf(ScriptedProvider);
     expect(providers.create('unknown', run)).toBeInstanceOf(ScriptedProvider);

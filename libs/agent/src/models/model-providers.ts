@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { GoogleGenAI } from '@google/genai';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { CLOCKS_CONFIG, MODELS_CONFIG, type ClockConfig, type ModelsConfig } from '@vigil/config';
 import { AnthropicProvider, createAnthropicClient } from './anthropic.provider';
 import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import type { ModelProvider } from './model-provider';
@@ -20,7 +20,10 @@ export class ModelProviders {
   private anthropic?: Anthropic;
   private gemini?: GoogleGenAI;
 
-  constructor(@Inject(VIGIL_CONFIG) private readonly config: VigilConfig) {}
+  constructor(
+    @Inject(MODELS_CONFIG) private readonly models: ModelsConfig,
+    @Inject(CLOCKS_CONFIG) private readonly clocks: Pick<ClockConfig, 'modelCallTimeoutMs'>,
+  ) {}
 
   /**
    * The SDKs' own timeouts and retries fit inside MODEL_CALL_TIMEOUT_MS: three attempts of a third
@@ -28,23 +31,23 @@ export class ModelProviders {
    */
   private sdkLimits(): { timeoutMs: number; maxRetries: number } {
     return {
-      timeoutMs: Math.floor(this.config.modelCallTimeoutMs / SDK_ATTEMPTS),
+      timeoutMs: Math.floor(this.clocks.modelCallTimeoutMs / SDK_ATTEMPTS),
       maxRetries: SDK_ATTEMPTS - 1,
     };
   }
 
   /** A fresh provider per slice (providers may keep per-slice state); SDK clients are shared. */
   create(model: string, scripted: ScriptedRun): ModelProvider {
-    if (model === 'opus' && this.config.anthropicApiKey) {
-      this.anthropic ??= createAnthropicClient(this.config, this.sdkLimits());
-      return new AnthropicProvider(this.config, { client: this.anthropic });
+    if (model === 'opus' && this.models.anthropicApiKey) {
+      this.anthropic ??= createAnthropicClient(this.models, this.sdkLimits());
+      return new AnthropicProvider(this.models, { client: this.anthropic });
     }
-    if (model === 'gemini' && this.config.geminiApiKey) {
-      this.gemini ??= createGeminiClient(this.config, {
+    if (model === 'gemini' && this.models.geminiApiKey) {
+      this.gemini ??= createGeminiClient(this.models, {
         timeoutMs: this.sdkLimits().timeoutMs,
         attempts: SDK_ATTEMPTS,
       });
-      return new GeminiProvider(this.config, { client: this.gemini });
+      return new GeminiProvider(this.models, { client: this.gemini });
     }
     return new ScriptedProvider(model, scripted);
   }

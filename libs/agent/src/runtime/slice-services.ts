@@ -1,5 +1,4 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
 import type { ModelProvider } from '../models/model-provider';
 import { ModelProviders } from '../models/model-providers';
@@ -7,9 +6,11 @@ import { SpendMetrics } from '../models/spend-metrics';
 import { CallWatchdog } from './call-watchdog';
 import { CHILD_TASKS, type ChildTaskStarter } from './child-tasks';
 import { GlobalSpendGate } from './global-spend.gate';
+import { SLICE_SETTINGS, type SliceSettings } from './slice-settings';
 import { LoopLag } from './loop-lag';
 import { ModelSpend } from './model-spend';
 import { PaidModelCall } from './paid-model-call';
+import { OutputClaimCheck } from './output-claim-check';
 import { RecordedStepLedger, type LedgerSlice } from './step-ledger';
 import { ToolExecutor } from './tool-executor';
 
@@ -18,7 +19,7 @@ export const WORKER_ID = 'WORKER_ID';
 
 /**
  * What every slice of one Worker shares, injected once: where steps are recorded, how tools and
- * models are called, what pays for the calls, the deadlines' watchdog, the configuration. A slice
+ * models are called, what pays for the calls, the deadlines' watchdog, the settings slices read. A slice
  * gets its own step ledger and paid model call from here.
  */
 @Injectable()
@@ -31,13 +32,15 @@ export class SliceServices {
     readonly spendLedger: SpendLedger,
     readonly watchdog: CallWatchdog,
     readonly loopLag: LoopLag,
-    @Inject(VIGIL_CONFIG) readonly config: VigilConfig,
+    @Inject(SLICE_SETTINGS) readonly config: SliceSettings,
     @Inject(WORKER_ID) readonly workerId: string,
     @Optional() readonly spendMetrics?: SpendMetrics,
     /** A parent's children (their results, a child held for one of its parent's places). */
     @Optional() readonly childTasks?: ChildTaskRepository,
     /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
     @Optional() @Inject(CHILD_TASKS) readonly children?: ChildTaskStarter,
+    /** Tool outputs larger than MAX_INLINE_OUTPUT_BYTES go to the object store (always, in the Worker). */
+    @Optional() readonly outputs?: OutputClaimCheck,
   ) {}
 
   /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */

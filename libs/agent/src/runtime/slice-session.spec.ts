@@ -1,12 +1,19 @@
 import { loadConfig } from '@vigil/config';
 import type { SliceContext, TaskRecord, WriteJournal } from '@vigil/tasks';
-import { builtInKindBinder, FakeToolGateway, InMemoryStepLedger, newNoopTask } from '@vigil/testing';
+import {
+  builtInKindBinder,
+  FakeToolGateway,
+  InMemoryStepLedger,
+  MemoryObjectStore,
+  newNoopTask,
+} from '@vigil/testing';
 import type { ModelProvider } from '../models/model-provider';
 import { ScriptedProvider } from '../models/scripted.provider';
 import { scriptedPlanOf } from '../models/scripted-plan';
 import { CallWatchdog } from './call-watchdog';
 import { GlobalSpendLimitError } from './global-spend.gate';
 import { BudgetExhaustedError, type ModelSpend } from './model-spend';
+import { OutputClaimCheck } from './output-claim-check';
 import { PaidModelCall } from './paid-model-call';
 import { SliceSession } from './slice-session';
 import { ToolExecutor } from './tool-executor';
@@ -40,6 +47,7 @@ describe('SliceSession (agent loop, in-memory ledger)', () => {
     context: SliceContext,
     slice: number,
     model?: { provider: ModelProvider; money: Pick<ModelSpend, 'reserve' | 'settleGlobal'> },
+    outputs?: OutputClaimCheck,
   ) {
     const bound = kinds.bind(task);
     const tools = await bound.tools();
@@ -68,7 +76,7 @@ describe('SliceSession (agent loop, in-memory ledger)', () => {
       ledger,
       model: new PaidModelCall(provider, model?.money ?? free, config),
       hooks: { onHungCall: () => undefined, draining: () => false },
-      services,
+      services: { ...services, outputs },
     });
     return { run, ledger };
   }
@@ -100,6 +108,24 @@ describe('SliceSession (agent loop, in-memory ledger)', () => {
       [2, 'finish_task', null],
     ]);
     expect(context.doneSteps.size).toBe(5);
+  });
+
+  it("records a tool's output through the claim check: a stored output's reference, never the output", async () => {
+    const store = new MemoryObjectStore();
+    const context = emptyContext();
+    // A bound of one byte: every noop step's output is stored.
+    const outputs = new OutputClaimCheck(store, { maxInlineOutputBytes: 1 });
+    const { run, ledger } = await session(noopTask(5), context, 1, undefined, outputs);
+    expect(await run.run()).toEqual({ end: 'next_slice' });
+    expect(store.keys()).toHaveLength(3);
+    for (const action of ledger.actions) {
+      const { stored } = action.result as { stored: { id: string; preview: string } };
+      expect(store.keys()).toContain(`artifacts/acme/tsk_unit/${stored.id}`);
+      expect(context.outputs.get(action.key!)).toEqual(action.result);
+      expect(JSON.parse((await store.get(`artifacts/acme/tsk_unit/${stored.id}`))!.toString())).toEqual(
+        JSON.parse(stored.preview),
+      );
+    }
   });
 
   const priced: ModelProvider = {

@@ -175,6 +175,8 @@ export class SliceSession {
     let outcome: ToolOutcome;
     try {
       outcome = await this.services.executor.run(tool, args, toolContext);
+      // Storing a large output is part of the call, under its deadline.
+      if (this.services.outputs) outcome = await this.services.outputs.bound(outcome, task);
     } finally {
       this.calls.end(watched);
     }

@@ -1,10 +1,11 @@
-import type { VigilConfig } from '@vigil/config';
 import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
 import type { FailureReason, InFlightCall, SliceContext, TaskRecord, UnresolvedWrite } from '@vigil/tasks';
 import type { CallWatchdog } from './call-watchdog';
 import type { ChildTaskStarter } from './child-tasks';
+import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
+import type { SliceSettings } from './slice-settings';
 import type { StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
 
@@ -55,11 +56,13 @@ export interface SliceHooks {
 
 /** What the agent loop uses of the Worker's services (SliceServices). */
 export interface SessionServices {
-  config: VigilConfig;
+  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'>;
   executor: Pick<ToolExecutor, 'run'>;
   watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
   /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
   children?: ChildTaskStarter;
+  /** Stores tool outputs too large for Redis and records a reference (the Worker always has it). */
+  outputs?: Pick<OutputClaimCheck, 'bound'>;
 }
 
 export interface SliceSessionDeps {

@@ -64,7 +64,7 @@ export function actionOf(done: StepDone, attempt: number, slice: number, codeVer
 /** A keyed step's result as saved among the task's outputs (none for a failed or unkeyed step). */
 export function outputJsonOf(outcome: ToolOutcome): string | undefined {
   return outcome.ok && outcome.key && outcome.result !== undefined
-    ? JSON.stringify(outcome.result)
+    ? (outcome.resultJson ?? JSON.stringify(outcome.result))
     : undefined;
 }
 

@@ -17,6 +17,8 @@ export interface ToolOutcome {
   result?: unknown;
   /** What the model is shown instead of `result`, when the tool says (a catalog tool's text). */
   shown?: string;
+  /** `result` as JSON, when it was encoded already (OutputClaimCheck measured it): not encoded again. */
+  resultJson?: string;
   error?: string;
   /** Answered from the journal: the write had completed before and was not repeated. */
   deduplicated?: boolean;

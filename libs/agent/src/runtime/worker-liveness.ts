@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, OnApplicationShutdown, OnModuleInit } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { REDIS_CONFIG, type RedisConfig } from '@vigil/config';
 import { createPresenceConnection, REDIS, RedisKeys } from '@vigil/redis';
 
 /**
@@ -17,7 +17,7 @@ export class WorkerLiveness implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(REDIS_CONFIG) private readonly config: Pick<RedisConfig, 'redisUrl' | 'redisClusterNodes'>,
     @Inject('WORKER_ID') readonly workerId: string,
   ) {}
 

@@ -27,5 +27,6 @@ dl.summary dd { margin: 0; }
 .filters { display: flex; gap: 1em; align-items: center; margin-bottom: .6em; }
 .counts a { margin-right: .8em; }
 .note, .empty { color: #6b7385; }
+.banner.archived { background: #eef1f6; border-left: 4px solid #6b7385; padding: .6em .8em; margin: 1em 0; }
 ul.messages .kind { font-weight: 600; }
 `;

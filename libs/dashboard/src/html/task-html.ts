@@ -8,7 +8,15 @@ import { ageCell, inFlightCell, statusBadge } from './task-row-html';
 
 const CONTROLS = ['stop', 'pause', 'resume'] as const;
 
-function controls(details: TaskDetails, csrfToken: string): SafeHtml {
+/** A task read back from the object store: said first, and no buttons (nothing can change it). */
+function archivedBanner(details: TaskDetails): SafeHtml | string {
+  return details.fromArchive
+    ? markup`<p class="banner archived" data-archived>archived — kept in the object store since its retention ran out; read-only.</p>`
+    : '';
+}
+
+function controls(details: TaskDetails, csrfToken: string): SafeHtml | string {
+  if (details.fromArchive) return '';
   const allowed = CONTROLS.filter((control) => details.controls[control]);
   if (allowed.length === 0)
     return markup`<p class="note">No control applies to a ${details.task.status} task.</p>`;
@@ -123,6 +131,7 @@ function children(details: TaskDetails): SafeHtml {
 /** The part of the task page the live stream replaces whenever the task changes. */
 export function taskBody(details: TaskDetails, csrfToken: string, staleAfterMs: number): SafeHtml {
   return markup`<h1>${details.task.title || details.task.id} <small class="id">${details.task.id}</small></h1>
+${archivedBanner(details)}
 ${summary(details, staleAfterMs)}
 ${controls(details, csrfToken)}
 ${timeline(details)}

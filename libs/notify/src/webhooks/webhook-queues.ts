@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisConfig, WebhookConfig } from '@vigil/config';
-import { bullConnection } from '@vigil/queue';
+import { bullConnection, JobRetention, removalOptions } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
 import type { UserMessage } from '../messages/user-message';
 
@@ -11,6 +11,19 @@ export interface WebhookJob {
 
 export const WEBHOOK_JOB_NAME = 'deliver';
 
+/**
+ * Webhook deliveries: the job id is the message id, so a delivery handed over again while its job
+ * is kept is not sent twice. The outbox hands an entry over again only when a notifier died
+ * between queueing it and removing it (DeliveryOutbox: stranded after 5 s, swept every 2 s), so a
+ * day or 10,000 newer deliveries on the shard is far longer than that window. A failed delivery
+ * is also in the shard's dead-letter list (WebhookWorkers, capped at 10,000), so its job goes after
+ * a week or 10,000 newer failures.
+ */
+export const WEBHOOK_JOB_RETENTION: JobRetention = {
+  completed: { age: 24 * 3_600, count: 10_000 },
+  failed: { age: 7 * 24 * 3_600, count: 10_000 },
+};
+
 /** The `webhooks{s<n>}` queue of each shard (BullMQ), with the retry policy of a delivery. */
 export class WebhookQueues {
   private readonly queues: Queue<WebhookJob>[];
@@ -19,6 +32,7 @@ export class WebhookQueues {
     redisConfig: RedisConfig,
     private readonly config: WebhookConfig,
     private readonly keys: RedisKeys,
+    private readonly retention: JobRetention = WEBHOOK_JOB_RETENTION,
   ) {
     const connection = bullConnection(redisConfig);
     this.queues = keys
@@ -35,7 +49,7 @@ export class WebhookQueues {
 
   /**
    * jobId = message id: adding the same message again is a no-op while its job is kept, and jobs
-   * are kept (completed a day, failed a week) far longer than any redelivery can take.
+   * are kept (WEBHOOK_JOB_RETENTION) far longer than the outbox takes to hand an entry over again.
    * Backoff doubles from WEBHOOK_BACKOFF_MS with up to 50% jitter, for WEBHOOK_MAX_ATTEMPTS tries.
    */
   async add(job: WebhookJob): Promise<void> {
@@ -43,8 +57,7 @@ export class WebhookQueues {
       jobId: job.message.id,
       attempts: this.config.webhookMaxAttempts,
       backoff: { type: 'exponential', delay: this.config.webhookBackoffMs, jitter: 0.5 },
-      removeOnComplete: { age: 24 * 3_600 },
-      removeOnFail: { age: 7 * 24 * 3_600 },
+      ...removalOptions(this.retention),
     });
   }
 

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
+import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import { decodeTask } from '../task-codec';
 import { TaskNotFoundError } from '../task-errors';
 import type { TaskRecord } from '../task.types';
@@ -32,7 +32,8 @@ export class ChildTaskRepository {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TASK_SETTINGS)
+    private readonly config: Pick<TaskSettings, 'maxParallelChildren' | 'staleAfterMs'>,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {
     this.children = new ChildKeys(keys);
@@ -84,17 +85,20 @@ export class ChildTaskRepository {
 
   /** The parent's children, oldest first (one pipeline: they share the parent's slot). */
   async list(parentId: string): Promise<TaskRecord[]> {
-    const ids = await this.ids(parentId);
+    const records = await this.records(await this.ids(parentId));
+    return records.filter((task): task is TaskRecord => task !== null);
+  }
+
+  /** The records of children of one parent, in the order given; null for one Redis no longer holds. */
+  async records(ids: readonly string[]): Promise<(TaskRecord | null)[]> {
     if (ids.length === 0) return [];
     const pipeline = this.redis.pipeline();
     for (const id of ids) pipeline.hgetall(this.keys.task(id));
     const replies = (await pipeline.exec()) ?? [];
-    return replies
-      .map(([error, hash]) => {
-        if (error) throw error;
-        return decodeTask(hash as Record<string, string>);
-      })
-      .filter((task): task is TaskRecord => task !== null);
+    return replies.map(([error, hash]) => {
+      if (error) throw error;
+      return decodeTask(hash as Record<string, string>);
+    });
   }
 
   /** True while a child waits for a place: its first slice must not be published. */

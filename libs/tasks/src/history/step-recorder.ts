@@ -1,9 +1,9 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { BoundedMemo, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
+import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import type { TaskStatus } from '../task-status';
 import type { ActionRecord, JournalEntry } from './history.types';
 
@@ -49,7 +49,7 @@ export class StepRecorder {
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TASK_SETTINGS) private readonly config: Pick<TaskSettings, 'staleAfterMs' | 'eventStreamMaxLen'>,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {}
 

@@ -2,11 +2,11 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { decodeTask } from '../task-codec';
-import { InvalidCursorError } from '../task-errors';
 import type { TaskRecord } from '../task.types';
 import { ContextReply } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
 import { readFinding } from './finding';
+import { pageOfLog, type LogPage } from './log-page';
 import {
   emptySliceContext,
   RECENT_ACTIONS,
@@ -39,15 +39,32 @@ export interface LoadedSlice<Plan = unknown> {
   held?: HeldContext<Plan>;
 }
 
-export interface LogPage {
-  data: unknown[];
-  nextCursor?: string;
-}
-
 function fromPairs(flat: string[]): Record<string, string> {
   const hash: Record<string, string> = {};
   for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
   return hash;
+}
+
+/** What is recorded beside a task's record, as Redis holds it (and a task's archive keeps it). */
+export interface StoredContext {
+  actions: readonly string[];
+  doneSteps: readonly string[];
+  outputs: Readonly<Record<string, string>>;
+  findings: readonly string[];
+  journal: Readonly<Record<string, string>>;
+}
+
+/** The context decoded from its stored form: one decoding for a live task and an archived one. */
+export function contextOfStored(stored: StoredContext): TaskContext {
+  const actions = stored.actions.map((raw) => parse<ActionRecord>(raw));
+  return {
+    actions,
+    recentActions: actions.slice(-RECENT_ACTIONS),
+    doneSteps: new Set(stored.doneSteps),
+    outputs: new Map(Object.entries(stored.outputs).map(([k, v]) => [k, parse<unknown>(v)])),
+    findings: stored.findings.map((raw) => readFinding(parse<unknown>(raw))),
+    journal: new Map(Object.entries(stored.journal).map(([k, v]) => [k, parse<JournalEntry>(v)])),
+  };
 }
 
 /** Reads of what was recorded beside a task's record: its context, its logs, its triggers. */
@@ -70,19 +87,13 @@ export class TaskContextStore {
       .hgetall(this.keys.journal(taskId))
       .exec();
     const value = (index: number): unknown => reply(replies, index);
-    const actions = (value(0) as string[]).map((raw) => parse<ActionRecord>(raw));
-    return {
-      actions,
-      recentActions: actions.slice(-RECENT_ACTIONS),
-      doneSteps: new Set(value(1) as string[]),
-      outputs: new Map(
-        Object.entries(value(2) as Record<string, string>).map(([k, v]) => [k, parse<unknown>(v)]),
-      ),
-      findings: (value(3) as string[]).map((raw) => readFinding(parse<unknown>(raw))),
-      journal: new Map(
-        Object.entries(value(4) as Record<string, string>).map(([k, v]) => [k, parse<JournalEntry>(v)]),
-      ),
-    };
+    return contextOfStored({
+      actions: value(0) as string[],
+      doneSteps: value(1) as string[],
+      outputs: value(2) as Record<string, string>,
+      findings: value(3) as string[],
+      journal: value(4) as Record<string, string>,
+    });
   }
 
   /**
@@ -139,11 +150,7 @@ export class TaskContextStore {
     return this.page(this.keys.messages(taskId), limit, cursor);
   }
 
-  private async page(key: string, limit: number, cursor?: string): Promise<LogPage> {
-    if (cursor !== undefined && !/^\d+$/.test(cursor)) throw new InvalidCursorError();
-    const start = cursor ? Number(cursor) : 0;
-    const raw = await this.redis.lrange(key, start, start + limit);
-    const data = raw.slice(0, limit).map((entry) => JSON.parse(entry) as unknown);
-    return raw.length > limit ? { data, nextCursor: String(start + limit) } : { data };
+  private page(key: string, limit: number, cursor?: string): Promise<LogPage> {
+    return pageOfLog((start, stop) => this.redis.lrange(key, start, stop), limit, cursor);
   }
 }

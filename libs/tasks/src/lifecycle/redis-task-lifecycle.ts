@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import type { VigilConfig } from '@vigil/config';
 import type { RedisKeys } from '@vigil/redis';
+import { RetentionPolicy } from '../archive/retention-policy';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ControlSignals } from '../control-signals';
+import type { TaskSettings } from '../task-settings';
 import type { SlicePublisher, WatcherWakeups } from './ports';
 import { TaskLifecycle } from './task-lifecycle';
 import { TransitionWriter } from './transition-writer';
@@ -14,11 +15,13 @@ import { TransitionWriter } from './transition-writer';
 export function redisTaskLifecycle(
   redis: Redis,
   keys: RedisKeys,
-  config: VigilConfig,
+  config: TaskSettings &
+    ConstructorParameters<typeof RetentionPolicy>[0] &
+    ConstructorParameters<typeof RetentionPolicy>[1],
   queues: { slices: SlicePublisher; wakeups: WatcherWakeups },
 ): TaskLifecycle {
   return new TaskLifecycle(
-    new TransitionWriter(redis, keys, config),
+    new TransitionWriter(redis, keys, config, new RetentionPolicy(config, config)),
     queues.slices,
     queues.wakeups,
     new ControlSignals(redis, keys),

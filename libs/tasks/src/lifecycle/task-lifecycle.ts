@@ -58,6 +58,7 @@ export class TaskLifecycle {
   failForLimit: WatcherMoves['failForLimit'] = (task, move) => this.watcher.failForLimit(task, move);
   giveUp: WatcherMoves['giveUp'] = (task, move) => this.watcher.giveUp(task, move);
   cancelChild: WatcherMoves['cancelChild'] = (task, move) => this.watcher.cancelChild(task, move);
+  removeExpired: WatcherMoves['removeExpired'] = (task) => this.watcher.removeExpired(task);
 
   // People's and conversations' moves: never fenced, a stop or pause always wins.
   stop: PeopleMoves['stop'] = (task, move) => this.people.stop(task, move);

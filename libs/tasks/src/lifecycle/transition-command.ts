@@ -130,6 +130,17 @@ export type TransitionTarget = Pick<TaskRecord, 'id' | 'tenantId'> & { parentId?
 /** Runs transition-task.lua: the one writer of a task's status (TransitionWriter; a recording fake in tests). */
 export interface TransitionStore {
   apply(target: TransitionTarget, command: TransitionCommand): Promise<TransitionResult>;
+  /** Runs forget-task.lua: removes a finished task whose archive is written (or ARCHIVE=off). */
+  forget(target: ForgetTarget): Promise<ForgetResult>;
 }
+
+/** A finished task to remove, named by the finishedAt it was archived with. */
+export type ForgetTarget = Pick<TaskRecord, 'id' | 'tenantId'> & {
+  parentId: string | null;
+  finishedAt: number;
+};
+
+/** removed · gone (already) · changed (not the task archived) · parent_live (its parent is still in Redis). */
+export type ForgetResult = 'removed' | 'gone' | 'changed' | 'parent_live';
 
 export const TRANSITION_STORE = Symbol('TRANSITION_STORE');

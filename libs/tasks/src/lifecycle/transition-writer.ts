@@ -1,14 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { BoundedMemo, REDIS, RedisKeys } from '@vigil/redis';
+import { RetentionPolicy } from '../archive/retention-policy';
 import { ChildKeys } from '../children/child-keys';
 import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
+import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import { JSON_FIELDS } from '../task-codec';
 import { TASK_STATUSES, TERMINAL_STATUSES, TaskStatus } from '../task-status';
 import type {
   DueSlice,
+  ForgetResult,
+  ForgetTarget,
   TransitionCommand,
   TransitionFields,
   TransitionResult,
@@ -47,7 +50,16 @@ export class TransitionWriter implements TransitionStore {
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(VIGIL_CONFIG) private readonly config: VigilConfig,
+    @Inject(TASK_SETTINGS)
+    private readonly config: Pick<
+      TaskSettings,
+      | 'staleAfterMs'
+      | 'eventStreamMaxLen'
+      | 'taskMaxDurationMs'
+      | 'humanWaitTimeoutMs'
+      | 'maxParallelChildren'
+    >,
+    private readonly retention: RetentionPolicy,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {}
 
@@ -81,6 +93,43 @@ export class TransitionWriter implements TransitionStore {
     };
   }
 
+  async forget(task: ForgetTarget): Promise<ForgetResult> {
+    const shard = this.keys.shardOf(task.id);
+    const children = new ChildKeys(this.keys);
+    const k = this.keys;
+    const [code] = await this.scripts.run<[number, string]>(
+      'forget-task',
+      [
+        k.task(task.id),
+        k.actions(task.id),
+        k.journal(task.id),
+        k.findings(task.id),
+        k.outputs(task.id),
+        k.doneSteps(task.id),
+        k.triggers(task.id),
+        k.messages(task.id),
+        k.messageIndex(task.id),
+        children.all(task.id),
+        children.running(task.id),
+        children.held(task.id),
+        k.tenantIndex(shard, task.tenantId),
+        ...TERMINAL_STATUSES.map((status) => k.tenantStatusIndex(shard, task.tenantId, status)),
+        k.retentionIndex(shard),
+        k.deadlineIndex(shard),
+        k.callDeadlineIndex(shard),
+        k.verifyingIndex(shard),
+        k.expiryIndex(shard),
+        k.updatesIndex(shard),
+        k.task(task.parentId ?? task.id),
+      ],
+      [task.id, task.finishedAt],
+    );
+    if (code === ScriptCode.Applied) return 'removed';
+    if (code === ScriptCode.NotFound) return 'gone';
+    if (code === ScriptCode.NotActive) return 'parent_live';
+    return 'changed';
+  }
+
   private transitionKeys(task: Pick<TransitionTarget, 'id' | 'tenantId'>, parentId: string | null): string[] {
     const shard = this.keys.shardOf(task.id);
     const children = new ChildKeys(this.keys);
@@ -88,7 +137,12 @@ export class TransitionWriter implements TransitionStore {
     const parent = parentId ?? task.id;
     const keys = [this.keys.task(task.id)];
     for (const key of this.shardTransitionKeys(shard, task.tenantId)) keys.push(key);
-    keys.push(this.keys.task(parent), children.running(parent), children.held(parent));
+    keys.push(
+      this.keys.task(parent),
+      children.running(parent),
+      children.held(parent),
+      this.keys.retentionIndex(shard),
+    );
     return keys;
   }
 
@@ -109,7 +163,7 @@ export class TransitionWriter implements TransitionStore {
   }
 
   private transitionArgs(
-    task: Pick<TransitionTarget, 'id'>,
+    task: Pick<TransitionTarget, 'id' | 'tenantId'>,
     command: TransitionCommand,
   ): (string | number)[] {
     const { now } = command;
@@ -130,6 +184,7 @@ export class TransitionWriter implements TransitionStore {
       this.config.humanWaitTimeoutMs,
       this.config.maxParallelChildren,
       command.statusReason ?? '',
+      TERMINAL_STATUSES.includes(command.to) ? this.retention.retentionMs(task.tenantId, command.to) : 0,
     ];
   }
 }

@@ -1,7 +1,7 @@
 import type { TaskStatus } from '../task-status';
 import type { CheckResult, RetryContext, StructuredFailure, TaskRecord, Verification } from '../task.types';
 import { publishDue, type LifecycleDeps } from './ports';
-import type { TransitionResult, TransitionTarget } from './transition-command';
+import type { ForgetResult, ForgetTarget, TransitionResult, TransitionTarget } from './transition-command';
 import { SLICE_HOLDERS } from './worker-moves';
 
 /** The Watcher's recovery lease: recorded on the task as who decided (recoveryOwner). */
@@ -208,6 +208,14 @@ export class WatcherMoves {
       eventData: { by: 'parent' },
       now: Date.now(),
     });
+  }
+
+  /**
+   * A finished task whose retention ran out leaves Redis (docs/operations.md, "Retention and
+   * archives"): only the task that was archived (its finishedAt), and a child only after its parent.
+   */
+  removeExpired(task: ForgetTarget): Promise<ForgetResult> {
+    return this.deps.store.forget(task);
   }
 
   private async fail(

@@ -23,6 +23,7 @@
   KEYS[18]     the parent's task hash (a task without a parent: its own hash, unused)
   KEYS[19]     the parent's running children (set)
   KEYS[20]     the parent's held children (list)
+  KEYS[21]     retention index (finished tasks by when they leave Redis)
 
   ARGV[1]  task id
   ARGV[2]  target status
@@ -41,6 +42,8 @@
   ARGV[14] how long a question may wait for its answer (HUMAN_WAIT_TIMEOUT_MS)
   ARGV[15] MAX_PARALLEL_CHILDREN
   ARGV[16] statusReason ("" none: cleared); only the operations below that name one may set it
+  ARGV[17] retention (ms) of the task if this move ends it: it enters the retention index at
+           now + retention (docs/operations.md, "Retention and archives")
 
   Operations (target: event; the lifecycle method that sends it):
     claim_slice        running: task.started (first slice) or task.slice_started    claimSlice
@@ -241,6 +244,7 @@ elseif from == 'verifying' then redis.call('ZREM', KEYS[4], id) end
 if isTerminal(to) then
   redis.call('ZREM', KEYS[5], id)
   redis.call('ZREM', KEYS[6], id)
+  redis.call('ZADD', KEYS[21], nowMs + tonumber(ARGV[17]), id)
 end
 redis.call('ZREM', KEYS[6 + statusIndex(from)], id)
 redis.call('ZADD', KEYS[6 + statusIndex(to)], tonumber(stored[4]), id)

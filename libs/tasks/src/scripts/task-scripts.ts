@@ -12,7 +12,7 @@ import { storeFullOf } from '../task-errors';
  */
 export const TASK_SCRIPT_KEYS = {
   'create-task': 7,
-  'transition-task': 20,
+  'transition-task': 21,
   'heartbeat-task': 4,
   'load-slice': 5,
   'record-step': 9,
@@ -27,6 +27,7 @@ export const TASK_SCRIPT_KEYS = {
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
   'register-child': 6,
+  'forget-task': 23,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

@@ -1,0 +1,76 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Redis } from 'ioredis';
+import { OBJECT_STORE, ObjectKeys, type ObjectStore } from '@vigil/object-store';
+import { REDIS, RedisKeys } from '@vigil/redis';
+import type { TaskRecord } from '../task.types';
+import { readTaskForArchive } from './read-task-for-archive';
+import { decodeArchive, encodeArchive } from './task-archive.codec';
+import type { TaskArchivePayload } from './task-archive.types';
+
+/** What a finished task was archived as: its record (for the removal's guard) and the object's size. */
+export interface WrittenArchive {
+  task: TaskRecord;
+  bytes: number;
+}
+
+/** The archive could not be written, or what was read back is not what was written. Nothing is removed. */
+export class ArchiveWriteError extends Error {
+  constructor(
+    readonly taskId: string,
+    problem: string,
+    cause?: unknown,
+  ) {
+    super(`archiving task ${taskId}: ${problem}`, { cause });
+    this.name = 'ArchiveWriteError';
+  }
+}
+
+/**
+ * Reads everything Redis holds about one task in one round trip (all on the task's shard) and
+ * writes it to the object store as one document, then reads it back and checks it
+ * (docs/operations.md, "Retention and archives"). Removing the task is the caller's next step,
+ * and only after this returned.
+ */
+@Injectable()
+export class TaskArchiveWriter {
+  constructor(
+    @Inject(REDIS) private readonly redis: Redis,
+    private readonly keys: RedisKeys,
+    @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+  ) {}
+
+  /** The archive's payload as Redis holds it now, or null when the task is gone. */
+  collect(taskId: string, expiredAt: number): Promise<TaskArchivePayload | null> {
+    return readTaskForArchive(this.redis, this.keys, taskId, expiredAt);
+  }
+
+  /**
+   * Writes the payload to `archive/<tenant>/<task id>.json.gz` and reads it back: the bytes read
+   * must decode, pass their checksum and be the bytes written. The same payload always gives the
+   * same bytes, so a write repeated after a crash leaves the same object.
+   */
+  async write(payload: TaskArchivePayload): Promise<number> {
+    const key = ObjectKeys.archive(payload.tenantId, payload.taskId);
+    const bytes = encodeArchive(payload);
+    try {
+      await this.store.put(key, bytes, 'application/gzip');
+    } catch (error) {
+      throw new ArchiveWriteError(
+        payload.taskId,
+        `the object store refused the write (${String(error)})`,
+        error,
+      );
+    }
+    let back: Buffer | null;
+    try {
+      back = await this.store.get(key);
+    } catch (error) {
+      throw new ArchiveWriteError(payload.taskId, `reading it back failed (${String(error)})`, error);
+    }
+    if (!back) throw new ArchiveWriteError(payload.taskId, 'the object is missing right after its write');
+    decodeArchive(payload.taskId, back);
+    if (!back.equals(bytes))
+      throw new ArchiveWriteError(payload.taskId, 'the object read back differs from the one written');
+    return bytes.length;
+  }
+}
