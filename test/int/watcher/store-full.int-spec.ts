@@ -1,9 +1,12 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import type { Registry } from 'prom-client';
+import { sectionsOf } from '@vigil/config';
+import { ObjectKeys } from '@vigil/object-store';
 import { METRICS_REGISTRY } from '@vigil/platform';
-import { StoreWatch, SupervisorSweep } from '@vigil/supervisor';
-import { TaskRepository } from '@vigil/tasks';
+import { LeaseService, RetentionSweep, StoreWatch, SupervisorSweep } from '@vigil/supervisor';
+import { TaskArchiveWriter, TaskRepository } from '@vigil/tasks';
 import {
+  MemoryObjectStore,
   newNoopTask,
   RedisTestContext,
   redisLifecycle,
@@ -27,6 +30,7 @@ describe('the Watcher while Redis is full', () => {
       REDIS_URL: small.url,
       HEARTBEAT_INTERVAL_MS: '500',
       STALE_AFTER_MS: String(STALE_AFTER_MS),
+      TASK_RETENTION_MS: '0',
     });
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     app = await startWatcherContext(ctx);
@@ -100,5 +104,31 @@ describe('the Watcher while Redis is full', () => {
     const recovered = (await tasks.get(frozen.id))!;
     expect(recovered).toMatchObject({ attempt: 2, retryCount: 1 });
     expect(recovered.retryHistory).toEqual([expect.objectContaining({ attempt: 1, reason: 'frozen' })]);
+  });
+
+  it('still runs retention: a finished task is archived and its keys deleted, freeing the full Redis', async () => {
+    const { lifecycle } = redisLifecycle(ctx);
+    const { task } = await tasks.create('finished-before', newNoopTask());
+    await lifecycle.stop(task);
+    const store = new MemoryObjectStore();
+    const sections = sectionsOf(ctx.config);
+    const retention = new RetentionSweep(
+      ctx.redis,
+      ctx.keys,
+      lifecycle,
+      new TaskArchiveWriter(ctx.redis, ctx.keys, store),
+      new LeaseService(ctx.redis, ctx.keys, ctx.config),
+      sections.storage,
+      sections.clocks,
+      'retention-under-test',
+    );
+    await small.fill();
+    try {
+      expect(await retention.tick(Date.now() + 1)).toMatchObject({ archived: 1, failed: 0 });
+      expect(await ctx.redis.exists(ctx.keys.task(task.id))).toBe(0);
+      expect(await store.get(ObjectKeys.archive('acme', task.id))).not.toBeNull();
+    } finally {
+      await small.free();
+    }
   });
 });
