@@ -1,4 +1,5 @@
 import { Queue } from 'bullmq';
+import { StreamConsumer } from '@vigil/events';
 import { bullConnection, SliceQueue } from '@vigil/queue';
 import { isOutOfMemory, storeMemory } from '@vigil/redis';
 import { StoreFullError, TaskRepository } from '@vigil/tasks';
@@ -114,5 +115,25 @@ describe('a full Redis', () => {
     const healthy = await acme.withKey(undefined).get('/health');
     expect(healthy.body.status).toBe('ok');
     expect(healthy.body.info.redis).not.toHaveProperty('degraded');
+  });
+
+  it('lets an event consumer start while full when its group exists (a notifier restarting), and not otherwise', async () => {
+    const consumer = (group: string) =>
+      new StreamConsumer(
+        ctx.redis,
+        ctx.keys,
+        { group, consumer: 'c1', claimIdleMs: 1000, blockMs: 100 },
+        async () => {
+          return undefined;
+        },
+      );
+    const before = consumer('existing');
+    await before.start();
+    await before.stop();
+    await small.fill();
+    const restarted = consumer('existing');
+    await expect(restarted.start()).resolves.toBeUndefined();
+    await restarted.stop();
+    await expect(consumer('never-created').start()).rejects.toThrow(/OOM command not allowed/);
   });
 });
