@@ -3,7 +3,9 @@ import { HealthCheck, HealthCheckResult, HealthCheckService } from '@nestjs/term
 import { RedisHealthIndicator } from './redis.health';
 
 /** Terminus's answer, with `status: 'degraded'` when a check is up but says it is degraded. */
-export type HealthAnswer = Omit<HealthCheckResult, 'status'> & { status: HealthCheckResult['status'] | 'degraded' };
+export type HealthAnswer = Omit<HealthCheckResult, 'status'> & {
+  status: HealthCheckResult['status'] | 'degraded';
+};
 
 @Controller()
 export class HealthController {

@@ -1,4 +1,4 @@
-import { isOutOfMemory, nodeMemoryOf } from './store-memory';
+import { isOutOfMemory, nodeMemoryOf, oomRefusalsOf } from './store-memory';
 
 const info = (fields: Record<string, string | number>) =>
   `# Memory\r\n${Object.entries(fields)
@@ -53,5 +53,12 @@ describe('a full Redis, as the replies say it', () => {
       max: Number(fields.maxmemory),
       full,
     });
+  });
+
+  it('counts the writes refused as full from INFO errorstats', () => {
+    expect(oomRefusalsOf('# Errorstats\r\nerrorstat_EXECABORT:count=1\r\nerrorstat_OOM:count=37\r\n')).toBe(
+      37,
+    );
+    expect(oomRefusalsOf('# Errorstats\r\nerrorstat_ERR:count=2\r\n')).toBe(0);
   });
 });

@@ -63,3 +63,20 @@ export async function storeMemory(redis: Redis): Promise<StoreMemory> {
     full: nodes.some((node) => node.full),
   };
 }
+
+/** `errorstat_OOM` of INFO errorstats: how many replies this server refused as full since it started. */
+export function oomRefusalsOf(info: string): number {
+  return Number(/^errorstat_OOM:count=(\d+)/m.exec(info)?.[1] ?? 0);
+}
+
+/**
+ * How many writes Redis has refused because it was full, since each master started, summed. A
+ * count that grew between two looks says writes were refused in between, even when the store was
+ * under its limit at both looks (a Redis at its limit refuses a write now and takes the next).
+ */
+export async function refusedWrites(redis: Redis): Promise<number> {
+  const infos = await Promise.all(
+    masterNodes(redis).map((node) => node.call('INFO', 'errorstats') as Promise<string>),
+  );
+  return infos.reduce((sum, info) => sum + oomRefusalsOf(info), 0);
+}

@@ -2,7 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { Gauge, Registry } from 'prom-client';
 import { METRICS_REGISTRY } from '@vigil/platform';
-import { REDIS, RedisKeys, storeMemory } from '@vigil/redis';
+import { REDIS, RedisKeys, refusedWrites, storeMemory } from '@vigil/redis';
 import type { StoreEvidence, StoreFullWindow } from './watcher-decision';
 
 function readWindow(raw: string | null): StoreFullWindow | undefined {
@@ -26,10 +26,13 @@ function merged(a: StoreFullWindow | undefined, b: StoreFullWindow | undefined):
 }
 
 /**
- * What the Watcher knows of the store (docs/operations.md, "A full Redis"). It looks with INFO
- * memory at every sweep and liveness check: a read, which a full Redis still answers, that says
- * the store is full before any write of the Watcher's is tried, and gives the bytes used. A write
- * of its own refused with OOM (`noteRefusedWrite`) says so too, until the next look says otherwise.
+ * What the Watcher knows of the store (docs/operations.md, "A full Redis"). It looks at every
+ * sweep and liveness check with INFO (reads, which a full Redis still answers): `memory` says the
+ * store is over its limit before any write of the Watcher's is tried, and gives the bytes used;
+ * `errorstats` counts the writes Redis refused as full, so refusals between two looks count too (a
+ * Redis at its limit refuses one write and takes the next, and a look may fall on either). A
+ * write of its own refused with OOM (`noteRefusedWrite`) says so as well. Full lasts until a look
+ * finds the store under its limit with no refusal since the last.
  *
  * While full: `vigil_store_full` 1, one log line, and every decision is `store_full`. When writes
  * succeed again the spell is kept as a window (from the last look that found the store writable to
@@ -45,6 +48,8 @@ export class StoreWatch {
   private fullSince = 0;
   private lastWritableAt?: number;
   private lastWindow?: StoreFullWindow;
+  /** The OOM refusals counted at the last look (none before the first). */
+  private lastRefused?: number;
 
   constructor(
     @Inject(REDIS) private readonly redis: Redis,
@@ -70,23 +75,30 @@ export class StoreWatch {
     return this.lastWindow ? { full: this.full, lastFullWindow: this.lastWindow } : { full: this.full };
   }
 
-  /** One look: INFO memory and the window other Watchers recorded (two reads). A failed look changes nothing. */
+  /** One look: INFO memory and errorstats, and the window other Watchers recorded (reads). A failed look changes nothing. */
   async look(now = Date.now()): Promise<StoreEvidence> {
     let memory: Awaited<ReturnType<typeof storeMemory>>;
+    let refused: number;
     let recorded: string | null;
     try {
-      [memory, recorded] = await Promise.all([
+      [memory, refused, recorded] = await Promise.all([
         storeMemory(this.redis),
+        refusedWrites(this.redis),
         this.redis.get(this.keys.storeFullWindow()),
       ]);
     } catch (error) {
       this.logger.warn(`looking at Redis's memory failed: ${String(error)}`);
       return this.evidence();
     }
+    // A count lower than the last means Redis restarted (or its stats were reset): a new baseline.
+    const refusedSince = this.lastRefused === undefined ? 0 : Math.max(0, refused - this.lastRefused);
+    this.lastRefused = refused;
     this.usedGauge.set(memory.usedBytes);
     this.lastWindow = merged(this.lastWindow, readWindow(recorded));
     if (memory.full)
       this.filled(now, `used_memory ${memory.usedBytes} B is above maxmemory ${memory.maxBytes} B`);
+    else if (refusedSince > 0)
+      this.filled(now, `${refusedSince} writes refused with OOM since the last look`);
     else await this.writable(now);
     return this.evidence();
   }

@@ -1,5 +1,5 @@
 import type { INestApplicationContext } from '@nestjs/common';
-import type { Registry } from 'prom-client';
+import { Registry } from 'prom-client';
 import { sectionsOf } from '@vigil/config';
 import { ObjectKeys } from '@vigil/object-store';
 import { METRICS_REGISTRY } from '@vigil/platform';
@@ -104,6 +104,23 @@ describe('the Watcher while Redis is full', () => {
     const recovered = (await tasks.get(frozen.id))!;
     expect(recovered).toMatchObject({ attempt: 2, retryCount: 1 });
     expect(recovered.retryHistory).toEqual([expect.objectContaining({ attempt: 1, reason: 'frozen' })]);
+  });
+
+  it('counts a spell between two looks: writes refused while the store was under its limit at both', async () => {
+    // A Watcher of its own, with no spell recorded before.
+    await ctx.redis.del(ctx.keys.storeFullWindow());
+    const store = new StoreWatch(ctx.redis, ctx.keys, new Registry());
+    const first = Date.now();
+    await store.look(first);
+    await small.fill();
+    await expect(tasks.create('refused-between-looks', newNoopTask())).rejects.toThrow(/full/);
+    await small.free();
+    // Under its limit now, but a write was refused since the last look: full, until a clean look.
+    expect(await store.look(first + 1_000)).toMatchObject({ full: true });
+    expect(await store.look(first + 2_000)).toEqual({
+      full: false,
+      lastFullWindow: { since: first, until: first + 2_000 },
+    });
   });
 
   it('still runs retention: a finished task is archived and its keys deleted, freeing the full Redis', async () => {
