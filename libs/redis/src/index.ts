@@ -8,3 +8,4 @@ export * from './cross-slot-pipeline';
 export * from './redis.module';
 export * from './write-coalescing';
 export * from './bounded-memo';
+export * from './store-memory';

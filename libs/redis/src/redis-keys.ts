@@ -145,6 +145,11 @@ export class RedisKeys {
     return `${this.prefix}:spend:global`;
   }
 
+  /** The last spell of a full Redis the Watchers saw, JSON `{since, until}` (docs/operations.md, "A full Redis"). */
+  storeFullWindow(): string {
+    return `${this.prefix}:store-full`;
+  }
+
   /** Worker processes that announced themselves (id -> pid, host, startedAt). */
   workerRegistry(): string {
     return `${this.prefix}:workers`;

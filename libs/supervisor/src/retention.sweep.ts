@@ -2,7 +2,13 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { CLOCKS_CONFIG, type ClockConfig, STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { decodeTask, TaskArchiveWriter, TaskLifecycle, TERMINAL_STATUSES } from '@vigil/tasks';
+import {
+  decodeTask,
+  StoreFullError,
+  TaskArchiveWriter,
+  TaskLifecycle,
+  TERMINAL_STATUSES,
+} from '@vigil/tasks';
 import { NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import { LeaseService } from './lease.service';
 
@@ -53,10 +59,18 @@ export class RetentionSweep {
     // Long enough for a shard's batches; a lease lost on a pause lets another Watcher repeat the same
     // idempotent work, never a different one.
     const ttlMs = Math.max(30_000, this.clocks.watcherIntervalMs * 2);
-    for (const shard of this.keys.allShards())
-      await this.leases.withRetentionLease(shard, ttlMs, this.owner, () =>
-        this.sweepShard(shard, now, report),
-      );
+    for (const shard of this.keys.allShards()) {
+      try {
+        await this.leases.withRetentionLease(shard, ttlMs, this.owner, () =>
+          this.sweepShard(shard, now, report),
+        );
+      } catch (error) {
+        if (!(error instanceof StoreFullError)) throw error;
+        // A full Redis refuses the lease (a write) but not the deletes that free it, so the shard is
+        // swept without it: the work is idempotent (docs/operations.md, "A full Redis").
+        await this.sweepShard(shard, now, report);
+      }
+    }
     return report;
   }
 

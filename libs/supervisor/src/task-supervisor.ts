@@ -8,6 +8,7 @@ import {
   ControlSignals,
   IllegalTransitionError,
   StaleAttemptError,
+  StoreFullError,
   TaskLifecycle,
   TaskRecord,
   TaskRepository,
@@ -17,6 +18,7 @@ import { decisionSpan, traceVerification } from './decision-spans';
 import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
+import { StoreWatch } from './store-watch';
 import { decide, DecisionLimits, Evidence, Suspicion, WatcherDecision } from './watcher-decision';
 
 /** What an inspection did, as the sweep counts and logs it. */
@@ -30,6 +32,8 @@ export type InspectionOutcome =
   | 'verification_pending'
   | 'lease_held'
   | 'abort_requested'
+  | 'store_full'
+  | 'continued_after_store_full'
   | 'nothing';
 
 const LEASE_TTL_MS = 60_000;
@@ -61,6 +65,7 @@ export class TaskSupervisor {
     @Inject(LIMITS_CONFIG) limits: Pick<LimitsConfig, 'taskMaxDurationMs'>,
     @Inject('WATCHER_ID') private readonly watcherId: string,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly store: StoreWatch,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {
     const { staleAfterMs, heartbeatIntervalMs, humanWaitTimeoutMs } = clocks;
@@ -84,22 +89,46 @@ export class TaskSupervisor {
     taskId: string,
     suspicion: Suspicion,
     now = Date.now(),
-    evidence: Evidence = {},
+    seen: Evidence = {},
   ): Promise<InspectionOutcome> {
-    const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
-      try {
-        return await this.decideAndAct(taskId, suspicion, lease, now, evidence);
-      } catch (error) {
-        // A stop, pause or the Worker's own hand-off landed between our read and our write: the
-        // fenced transition refused us, and the task is no longer ours to act on.
-        if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
-          this.logger.log(`task ${taskId} moved on during the inspection: ${error.message}`);
-          return 'nothing';
+    const evidence: Evidence = { ...seen, store: this.store.evidence() };
+    if (evidence.store?.full) return this.whileStoreFull(taskId, suspicion, evidence, now);
+    try {
+      const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
+        try {
+          return await this.decideAndAct(taskId, suspicion, lease, now, evidence);
+        } catch (error) {
+          // A stop, pause or the Worker's own hand-off landed between our read and our write: the
+          // fenced transition refused us, and the task is no longer ours to act on.
+          if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
+            this.logger.log(`task ${taskId} moved on during the inspection: ${error.message}`);
+            return 'nothing';
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
-    return decision ?? 'lease_held';
+      });
+      return decision ?? 'lease_held';
+    } catch (error) {
+      // Redis filled since the last look: the lease or a move was refused, and nothing was done.
+      if (!(error instanceof StoreFullError)) throw error;
+      this.store.noteRefusedWrite();
+      return 'store_full';
+    }
+  }
+
+  /**
+   * A full Redis refuses the lease itself (a write), so the decision is made on a plain read; it
+   * can only be `store_full` or `nothing` (docs/operations.md, "A full Redis").
+   */
+  private async whileStoreFull(
+    taskId: string,
+    suspicion: Suspicion,
+    evidence: Evidence,
+    now: number,
+  ): Promise<InspectionOutcome> {
+    const decision = decide(await this.tasks.get(taskId), suspicion, evidence, now, this.decisionLimits);
+    if (decision.kind === 'store_full' || decision.kind === 'nothing') return decision.kind;
+    throw new Error(`task ${taskId}: decided ${decision.kind} while Redis is full, without a lease`);
   }
 
   /** The shell around the functional core: re-read under the lease, decide, carry it out. */
@@ -154,6 +183,14 @@ export class TaskSupervisor {
         return (await this.retries.publish(task, lease)) === 'published' ? 'recovered' : 'failed';
       case 'verify':
         return this.verify(task, lease, now);
+      case 'store_full':
+        return 'store_full';
+      case 'continue_after_store_full':
+        await this.lifecycle.continueAfterStoreFull(task, { detail: decision.detail, lease });
+        this.logger.warn(
+          `task ${task.id}: store_full: ${decision.detail}; continued from its last recorded step as attempt ${task.attempt + 1}, no retry counted`,
+        );
+        return 'continued_after_store_full';
     }
   }
 

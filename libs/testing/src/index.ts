@@ -28,6 +28,7 @@ export * from './kinds/kind-harness';
 export * from './kinds/kind-binder';
 export * from './lifecycle-fakes';
 export * from './in-memory-step-ledger';
+export * from './small-redis';
 export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
 export * from './agent/slice-runner-harness';

@@ -26,6 +26,11 @@ const ERROR: Schema = {
     message: { type: 'string', example: 'the task is completed; only paused tasks can be resumed' },
     currentStatus: { type: 'string', enum: [...TASK_STATUSES], description: 'on a 409 from a control' },
     activeTasks: { type: 'integer', description: 'on a 429 from MAX_ACTIVE_TASKS_PER_TENANT' },
+    code: {
+      type: 'string',
+      enum: ['store_full'],
+      description: 'on a 503: Redis is full and takes no writes',
+    },
   },
 };
 

@@ -8,6 +8,7 @@ import {
   IllegalTransitionError,
   LoadedSlice,
   StaleAttemptError,
+  StoreFullError,
   TaskContextStore,
   TaskLifecycle,
   TaskRecord,
@@ -60,7 +61,14 @@ export class SliceRunner {
   }
 
   async run(job: SliceJob): Promise<SliceOutcome> {
-    const claimed = await this.claim(job);
+    let claimed: Awaited<ReturnType<SliceRunner['claim']>>;
+    try {
+      claimed = await this.claim(job);
+    } catch (error) {
+      // Nothing was claimed: the task is as it was, and a Watcher publishes it again when due.
+      if (error instanceof StoreFullError) return this.storeFull(job, 'before its claim');
+      throw error;
+    }
     if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
     const span = this.sliceSpan(claimed.task, job);
     try {
@@ -170,6 +178,8 @@ export class SliceRunner {
     error: unknown,
   ): Promise<SliceOutcome> {
     const reason: unknown = signal.aborted ? signal.reason : error;
+    if (reason instanceof StoreFullError || error instanceof StoreFullError)
+      return this.storeFull(job, 'after its last recorded step');
     if (!signal.aborted && !isFencingError(error)) throw error;
     try {
       if (reason instanceof HungCallError) {
@@ -180,10 +190,26 @@ export class SliceRunner {
         return await handOff(this.lifecycle, task, job, { end: 'next_slice' }, () => undefined);
       }
     } catch (refused) {
+      if (refused instanceof StoreFullError) return this.storeFull(job, 'at its hand-off');
       if (!isFencingError(refused) && !(refused instanceof IllegalTransitionError)) throw refused;
     }
     this.logger.log(`task ${task.id} attempt ${job.attempt}: slice abandoned (${String(reason)})`);
     return 'aborted';
+  }
+
+  /**
+   * Redis is full and refused a write (docs/operations.md, "A full Redis"): the slice ends where it
+   * is, with no further tool call (a write that cannot be journalled is never made) and no failed
+   * attempt (that write would be refused too). The task keeps its last recorded step; its heartbeat
+   * goes stale and the Watcher continues it, with no retry counted, once writes succeed again.
+   * Logged once per slice.
+   */
+  private storeFull(job: SliceJob, where: string): SliceOutcome {
+    this.logger.warn(
+      `task ${job.taskId} attempt ${job.attempt} slice ${job.slice}: store_full: Redis is full and refused a write; ` +
+        `the slice ends ${where}, no further tool call, no failure counted`,
+    );
+    return 'store_full';
   }
 
   /**

@@ -1,5 +1,5 @@
 import { startsChildren, type KindTool, type ToolContext } from '@vigil/kinds';
-import { subtaskStepKey, type InFlightCall } from '@vigil/tasks';
+import { StoreFullError, subtaskStepKey, type InFlightCall } from '@vigil/tasks';
 import { NOOP_TRACING, type TraceSpan, type Tracing } from '@vigil/telemetry';
 import type { ToolCall, ToolSpec } from '../models/model-provider';
 import {
@@ -94,6 +94,8 @@ export class SliceSession {
         this.conversation.assistant(reply.text, reply.toolCalls);
       } catch (error) {
         signal.throwIfAborted();
+        // Its reservation could not be written: the store is full, and no step can be recorded either.
+        if (error instanceof StoreFullError) throw error;
         const paused = moneyPauseOf(error);
         if (paused) return paused;
         steps++;
@@ -299,6 +301,7 @@ export class SliceSession {
       const started = await children.execute(this.slice.task, subtask, key);
       outcome = { key, ok: true, result: { taskId: started.childId, status: started.placement } };
     } catch (error) {
+      if (error instanceof StoreFullError) throw error;
       outcome = failure(error instanceof Error ? error.message : error);
     }
     const ended = await this.recordStep({ ...step, outcome });

@@ -5,6 +5,7 @@ import {
   JournalEntry,
   type NewArtifactEntry,
   StaleAttemptError,
+  StoreFullError,
   TaskNotActiveError,
   WriteJournal,
   type UnresolvedWrite,
@@ -44,6 +45,15 @@ export function isFencingError(error: unknown): boolean {
   return error instanceof StaleAttemptError || error instanceof TaskNotActiveError;
 }
 
+/**
+ * Errors that end the slice where they happen instead of becoming a step's tool error: the task
+ * was lost (fencing), or Redis is full and nothing more can be recorded (docs/operations.md,
+ * "A full Redis").
+ */
+export function endsTheSlice(error: unknown): boolean {
+  return isFencingError(error) || error instanceof StoreFullError;
+}
+
 const message = (error: unknown): string =>
   error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 
@@ -69,11 +79,13 @@ export class ToolExecutor {
       try {
         return this.outcomeOf(key, await tool.execute(args, context));
       } catch (error) {
-        if (isFencingError(error)) throw error;
+        if (endsTheSlice(error)) throw error;
         return { key, ok: false, error: message(error) };
       }
     }
 
+    // A refused intent (fenced, or a full Redis: StoreFullError) throws before the call: a write
+    // that cannot be journalled is never made.
     const state = await this.journal.begin(context.taskId, context.attempt, key, args);
     if (state.state === 'done') return { key, ok: true, result: state.entry.result, deduplicated: true };
     if (state.state === 'unknown' && tool.reconcile) {
@@ -134,7 +146,7 @@ export class ToolExecutor {
     try {
       return this.outcomeOf(key, await call());
     } catch (error) {
-      if (isFencingError(error)) throw error;
+      if (endsTheSlice(error)) throw error;
       onError?.(error);
       return { key, ok: false, error: message(error) };
     }
