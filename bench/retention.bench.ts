@@ -28,6 +28,8 @@ async function privateRedis(): Promise<{ url: string; stop: () => Promise<void> 
   );
   const url = `redis://127.0.0.1:${port}`;
   const probe = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+  // Refused until the server listens: each attempt's failure is answered by the loop below.
+  probe.on('error', () => undefined);
   for (let i = 0; ; i++) {
     try {
       await probe.connect();
