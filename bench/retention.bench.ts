@@ -85,7 +85,7 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
   let watcher: AppProcess | undefined;
   const ctx = new BenchContext('retention', { REDIS_URL: redis.url });
   const soakTasks = quick ? 500 : 20_000;
-  const pairTasks = quick ? 200 : 2_000;
+  const pairTasks = quick ? 200 : 5_000;
   const warmUp = quick ? 150 : 2_000;
   try {
     const env = ctx.env({
@@ -192,7 +192,7 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
           beforeBytes: before,
           afterBytes: after,
           tasks: soakTasks,
-          soakTasksPerSecond: round(soakRate, 1),
+          soakTasksPerSecond: round(soakRate),
           keyBytesBefore: shapesBefore,
           keyBytesAfter: shapesAfter,
         },
@@ -205,15 +205,15 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
           `Twice ${pairTasks} noop tasks each way, created through the API and run to the end, with a ` +
           `${RETENTION_MS} ms retention (the Watcher archives while they run) and without (kept an hour), ` +
           'alternated in one run; total tasks ÷ total seconds per way.',
-        details: { withTasksPerSecond: round(withRate, 1), withoutTasksPerSecond: round(withoutRate, 1) },
+        details: { withTasksPerSecond: round(withRate), withoutTasksPerSecond: round(withoutRate) },
       },
       'retention.archive_objects_per_second': {
-        value: round(archive.archived / archiveSeconds, 1),
+        value: round(archive.archived / archiveSeconds),
         unit: 'archives/s',
         note:
           `The Watcher's retention sweep (one process, file:// store) archiving ${archive.archived} finished noop ` +
           'tasks: collect, gzip, write, read back and check, remove from Redis, one after the other.',
-        details: { archived: archive.archived, failed: archive.failed, seconds: round(archiveSeconds, 2) },
+        details: { archived: archive.archived, failed: archive.failed, seconds: round(archiveSeconds) },
       },
       'retention.bytes_per_archived_task': {
         value: archive.archived > 0 ? Math.round(archive.archivedBytes / archive.archived) : 0,
