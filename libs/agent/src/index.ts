@@ -24,3 +24,4 @@ export * from './agent.module';
 export * from './runtime/call-watchdog';
 export * from './runtime/loop-lag';
 export * from './runtime/child-tasks';
+export * from './runtime/live-model-output';

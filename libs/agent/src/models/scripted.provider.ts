@@ -37,6 +37,18 @@ function doneUpTo(plan: readonly PlanStep[], done: ReadonlySet<string>): number 
   return index;
 }
 
+/** What the scripted agent says it does in a turn: one short sentence, like a model's preamble. */
+function sentenceFor(turn: readonly PlanStep[]): string {
+  return `Next: ${turn.map((step) => `${step.tool} (${step.key})`).join(', ')}.`;
+}
+
+/** The sentence in a few pieces, as a model streams its text (docs/api.md, "Live model output"). */
+function streamText(text: string, onText: (text: string) => void): void {
+  const words = text.split(/(?<= )/);
+  const size = Math.max(1, Math.ceil(words.length / 3));
+  for (let i = 0; i < words.length; i += size) onText(words.slice(i, i + size).join(''));
+}
+
 function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -76,7 +88,7 @@ export class ScriptedProvider implements ModelProvider {
     // A step that failed earlier in this slice is tried again before anything is claimed.
     const next = (await this.nextStep(plan)) ?? this.firstUndone(plan);
     if (!next)
-      return this.reply('All planned steps are done.', [
+      return this.reply(request, 'All planned steps are done.', [
         { name: 'finish_task', args: { summary: 'All planned steps completed.' } },
       ]);
 
@@ -85,7 +97,7 @@ export class ScriptedProvider implements ModelProvider {
     const options = this.run.options;
     if (options.falseFinishAfter !== undefined && position > options.falseFinishAfter) {
       if (await this.claim('falseFinishAfter')) {
-        return this.reply('Everything is built.', [
+        return this.reply(request, 'Everything is built.', [
           { name: 'finish_task', args: { summary: 'The whole build is complete.' } },
         ]);
       }
@@ -99,12 +111,13 @@ export class ScriptedProvider implements ModelProvider {
     }
     if (next.turn === undefined) {
       this.issued.add(next.key);
-      return this.reply('', [{ name: next.tool, args: next.args }]);
+      return this.reply(request, sentenceFor([next]), [{ name: next.tool, args: next.args }]);
     }
     const turn = [next, ...this.restOfTurn(plan, index >= 0 ? index : plan.indexOf(next))];
     for (const step of turn) this.issued.add(step.key);
     return this.reply(
-      '',
+      request,
+      sentenceFor(turn),
       turn.map((step) => ({ name: step.tool, args: step.args })),
     );
   }
@@ -185,7 +198,12 @@ export class ScriptedProvider implements ModelProvider {
     return this.run.claimTrigger(name);
   }
 
-  private reply(text: string, calls: { name: string; args: Record<string, unknown> }[]): GenerateResult {
+  private reply(
+    request: GenerateRequest,
+    text: string,
+    calls: { name: string; args: Record<string, unknown> }[],
+  ): GenerateResult {
+    if (request.onText) streamText(text, request.onText);
     const toolCalls: ToolCall[] = calls.map((call) => ({
       id: `scripted_${++this.callCounter}`,
       name: call.name,

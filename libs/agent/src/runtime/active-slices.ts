@@ -14,7 +14,11 @@ import { HungCallError } from './call-watchdog';
 import { DrainMetrics } from './drain-metrics';
 
 export class SliceAbortedError extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** What aborted it, when a person did (a stop or a pause). */
+    readonly action?: 'stop' | 'pause',
+  ) {
     super(reason);
     this.name = 'SliceAbortedError';
   }
@@ -78,7 +82,10 @@ export class ActiveSlices
           `task ${signal.taskId} attempt ${slice.attempt}: ${signal.action} requested, aborting its slice`,
         );
         slice.controller.abort(
-          new SliceAbortedError(`task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`),
+          new SliceAbortedError(
+            `task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`,
+            signal.action === 'stop' ? 'stop' : 'pause',
+          ),
         );
       }
     });

@@ -4,6 +4,7 @@ import { estimateCostUsd, priceOf, worstCasePrice, type Price } from '../models/
 import type { SpendMetrics } from '../models/spend-metrics';
 import type { CallsInFlight } from './calls-in-flight';
 import { GlobalSpendLimitError } from './global-spend.gate';
+import { abandonReasonOf, type LiveCalls } from './live-model-output';
 import { BudgetExhaustedError, type ModelSpend } from './model-spend';
 
 /** The model's answer, with what it cost when it cost anything (a free driver's has no cost fields). */
@@ -58,6 +59,8 @@ export class PaidModelCall {
     config: Pick<VigilConfig, 'modelCallTimeoutMs' | 'anthropicApiKey' | 'geminiApiKey'>,
     /** Spend and tokens by provider and model, on the Worker's /metrics. */
     private readonly spendMetrics?: Pick<SpendMetrics, 'record'>,
+    /** Where the model's text goes as it streams (docs/api.md, "Live model output"). */
+    private readonly live?: LiveCalls,
   ) {
     this.providerName = providerOf(provider.name, config);
     this.timeoutMs = config.modelCallTimeoutMs;
@@ -93,8 +96,16 @@ export class PaidModelCall {
 
   private async call(request: GenerateRequest, calls: CallsInFlight): Promise<GenerateResult> {
     const watched = calls.begin('model', this.provider.name, this.timeoutMs);
+    const output = this.live?.open();
+    if (output) request.onText = output.text;
     try {
-      return await this.provider.generate(request);
+      const reply = await this.provider.generate(request);
+      output?.end();
+      return reply;
+    } catch (error) {
+      // Cut off by a stop, a recovery or its deadline (the slice's abort), or failed.
+      output?.abandon(abandonReasonOf(request.signal.aborted ? request.signal.reason : error));
+      throw error;
     } finally {
       calls.end(watched);
     }

@@ -8,6 +8,7 @@ import { CHILD_TASKS, type ChildTaskStarter } from './child-tasks';
 import { GlobalSpendGate } from './global-spend.gate';
 import { SLICE_SETTINGS, type SliceSettings } from './slice-settings';
 import { LoopLag } from './loop-lag';
+import { LiveModelOutput } from './live-model-output';
 import { ModelSpend } from './model-spend';
 import { PaidModelCall } from './paid-model-call';
 import { OutputClaimCheck } from './output-claim-check';
@@ -41,6 +42,8 @@ export class SliceServices {
     @Optional() @Inject(CHILD_TASKS) readonly children?: ChildTaskStarter,
     /** Tool outputs larger than MAX_INLINE_OUTPUT_BYTES go to the object store (always, in the Worker). */
     @Optional() readonly outputs?: OutputClaimCheck,
+    /** The models' text as it streams, for the task's live event stream. */
+    @Optional() readonly liveOutput?: LiveModelOutput,
   ) {}
 
   /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */
@@ -50,7 +53,8 @@ export class SliceServices {
       attempt,
       budgetUsd: task.budgetUsd,
     });
-    return new PaidModelCall(provider, money, this.config, this.spendMetrics);
+    const live = this.liveOutput?.forSlice(task.id, attempt);
+    return new PaidModelCall(provider, money, this.config, this.spendMetrics, live);
   }
 
   stepLedger(slice: LedgerSlice): RecordedStepLedger {

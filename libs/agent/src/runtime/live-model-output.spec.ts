@@ -1,0 +1,140 @@
+import { StaleAttemptError, TaskNotActiveError, type LiveEvent } from '@vigil/tasks';
+import { DrainDeadlineError, SliceAbortedError } from './active-slices';
+import { HungCallError } from './call-watchdog';
+import { abandonReasonOf, FLUSH_CHARS, FLUSH_INTERVAL_MS, LiveModelOutput } from './live-model-output';
+
+/** A channel that records what it is given; each publish stays unanswered until the test answers it. */
+class RecordingChannel {
+  readonly published: { taskId: string; events: LiveEvent[] }[] = [];
+  private readonly pending: { resolve: () => void; reject: (error: Error) => void }[] = [];
+  publish(taskId: string, events: readonly LiveEvent[]): Promise<void> {
+    this.published.push({ taskId, events: [...events] });
+    return new Promise((resolve, reject) => this.pending.push({ resolve, reject }));
+  }
+  answerAll(error?: Error): void {
+    for (const { resolve, reject } of this.pending.splice(0)) {
+      if (error) reject(error);
+      else resolve();
+    }
+  }
+  get events(): LiveEvent[] {
+    return this.published.flatMap((p) => p.events);
+  }
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+describe('LiveModelOutput: coalesced, fire-and-forget live output', () => {
+  let channel: RecordingChannel;
+  let output: LiveModelOutput;
+  beforeEach(() => {
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
+    channel = new RecordingChannel();
+    output = new LiveModelOutput(channel);
+  });
+  afterEach(() => {
+    output.onApplicationShutdown();
+    jest.useRealTimers();
+  });
+
+  it('a quick call is one publish: its whole text, final, from offset 0', () => {
+    const call = output.forSlice('t1', 2).open();
+    for (const piece of ['Next: ', 'noop_step ', '(step:0).']) call.text(piece);
+    expect(channel.published).toHaveLength(0);
+    call.end();
+    expect(channel.published).toEqual([
+      {
+        taskId: 't1',
+        events: [
+          {
+            type: 'model.delta',
+            attempt: 2,
+            callId: call.callId,
+            text: 'Next: noop_step (step:0).',
+            offset: 0,
+            final: true,
+          },
+        ],
+      },
+    ]);
+  });
+
+  it('publishes every FLUSH_INTERVAL_MS or FLUSH_CHARS, one publish in flight per call, offsets adding up', async () => {
+    const call = output.forSlice('t1', 1).open();
+    call.text('a'.repeat(FLUSH_CHARS));
+    expect(channel.events).toEqual([expect.objectContaining({ text: 'a'.repeat(FLUSH_CHARS), offset: 0 })]);
+    // Unanswered: more text waits in the buffer, even past the interval and the size.
+    call.text('b'.repeat(FLUSH_CHARS));
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS * 2);
+    expect(channel.published).toHaveLength(1);
+    channel.answerAll();
+    await settle();
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    expect(channel.events[1]).toEqual(
+      expect.objectContaining({ text: 'b'.repeat(FLUSH_CHARS), offset: FLUSH_CHARS }),
+    );
+    channel.answerAll();
+    await settle();
+    // A little text is published by the timer once the interval passed.
+    call.text('c');
+    expect(channel.published).toHaveLength(2);
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    expect(channel.events[2]).toEqual(expect.objectContaining({ text: 'c', offset: 2 * FLUSH_CHARS }));
+    call.end();
+    // Nothing left: the final delta is empty, and closes the call.
+    expect(channel.events[3]).toEqual(
+      expect.objectContaining({ text: '', offset: 2 * FLUSH_CHARS + 1, final: true }),
+    );
+    call.text('late');
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    expect(channel.events).toHaveLength(4);
+  });
+
+  it('a call that wrote nothing publishes nothing when it ends', () => {
+    output.forSlice('t1', 1).open().end();
+    expect(channel.published).toHaveLength(0);
+  });
+
+  it('an abandoned call drops its unpublished text and says why', () => {
+    const calls = output.forSlice('t1', 3);
+    const first = calls.open();
+    const second = calls.open();
+    expect(second.callId).not.toBe(first.callId);
+    first.text('half a sente');
+    first.abandon('stopped');
+    first.end();
+    expect(channel.events).toEqual([
+      { type: 'model.call_abandoned', attempt: 3, callId: first.callId, reason: 'stopped' },
+    ]);
+  });
+
+  it('a failing publish is logged, never thrown at the call', async () => {
+    const warn = jest.spyOn(output['logger'], 'warn').mockImplementation(() => undefined);
+    const call = output.forSlice('t1', 1).open();
+    call.text('x'.repeat(FLUSH_CHARS));
+    channel.answerAll(new Error('READONLY'));
+    await settle();
+    expect(warn).toHaveBeenCalledWith(expect.stringContaining('READONLY'));
+    call.text('y');
+    call.end();
+    expect(channel.events.at(-1)).toEqual(expect.objectContaining({ text: 'y', final: true }));
+  });
+});
+
+describe('abandonReasonOf', () => {
+  const call = { kind: 'model' as const, name: 'opus', since: 0, deadlineAt: 1 };
+  it.each([
+    [new SliceAbortedError('task was stopped', 'stop'), 'stopped'],
+    [new SliceAbortedError('task was paused', 'pause'), 'paused'],
+    [new HungCallError(call, 'deadline'), 'deadline'],
+    [new HungCallError(call, 'watcher'), 'deadline'],
+    [new DrainDeadlineError(1000), 'drain'],
+    [new StaleAttemptError('t1', 1, 2), 'recovered'],
+    [new TaskNotActiveError('t1', 'cancelled'), 'stopped'],
+    [new TaskNotActiveError('t1', 'paused'), 'paused'],
+    [new TaskNotActiveError('t1', 'queued'), 'recovered'],
+    [new Error('socket hang up'), 'failed'],
+  ])('%s → %s', (reason, expected) => {
+    expect(abandonReasonOf(reason)).toBe(expected);
+  });
+});

@@ -1,0 +1,206 @@
+import { randomBytes } from 'node:crypto';
+import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
+import {
+  LiveOutputChannel,
+  StaleAttemptError,
+  TaskNotActiveError,
+  type AbandonReason,
+  type LiveEvent,
+} from '@vigil/tasks';
+import { DrainDeadlineError, SliceAbortedError } from './active-slices';
+import { HungCallError } from './call-watchdog';
+
+/** A call's text goes out at most this often... */
+export const FLUSH_INTERVAL_MS = 50;
+/** ...unless this much piled up since the last publish. */
+export const FLUSH_CHARS = 200;
+/** Publishes this process may have unanswered; past it, text waits in its call's buffer. */
+const MAX_PUBLISHES_IN_FLIGHT = 256;
+/** A failing publish is logged at most this often (with how many failed since). */
+const FAILURE_LOG_INTERVAL_MS = 10_000;
+
+/** Why a call was cut off, from what aborted its slice (slice-runner.ts). */
+export function abandonReasonOf(reason: unknown): AbandonReason {
+  if (reason instanceof HungCallError) return 'deadline';
+  if (reason instanceof SliceAbortedError) return reason.action === 'pause' ? 'paused' : 'stopped';
+  if (reason instanceof DrainDeadlineError) return 'drain';
+  // The heartbeat was refused: another attempt owns the task now, or it is no longer running.
+  if (reason instanceof StaleAttemptError) return 'recovered';
+  if (reason instanceof TaskNotActiveError) {
+    if (reason.currentStatus === 'cancelled') return 'stopped';
+    return reason.currentStatus === 'paused' ? 'paused' : 'recovered';
+  }
+  return 'failed';
+}
+
+/**
+ * The live output of one model call (docs/api.md, "Live model output"): text is buffered and
+ * published at most every FLUSH_INTERVAL_MS or FLUSH_CHARS, one publish of the call unanswered
+ * at a time, so a fast model costs a few Redis round trips per second whatever its token rate.
+ * `end` publishes what is left as the call's final delta; `abandon` says the call was cut off.
+ * Nothing here is awaited by the call: publishing never slows the model or the slice.
+ */
+export class LiveCallOutput {
+  private buffer = '';
+  /** Characters published so far: the next delta's offset. */
+  private published = 0;
+  private lastFlush = Date.now();
+  private sending = false;
+  private closed = false;
+
+  constructor(
+    private readonly output: LiveModelOutput,
+    readonly taskId: string,
+    readonly attempt: number,
+    readonly callId: string,
+  ) {}
+
+  /** Bound to the call (a request's `onText`). */
+  readonly text = (delta: string): void => {
+    if (this.closed || !delta) return;
+    this.buffer += delta;
+    if (this.buffer.length >= FLUSH_CHARS || Date.now() - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
+    else this.output.due(this);
+  };
+
+  /** The ticker's turn: publishes if the interval passed; true while text still waits. */
+  tick(now: number): boolean {
+    if (this.closed || !this.buffer) return false;
+    if (now - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
+    return this.buffer.length > 0;
+  }
+
+  /** The call answered: what is left goes out marked final (nothing, for a call that wrote nothing). */
+  end(): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (!this.buffer && this.published === 0) return;
+    this.output.send(this, [this.delta(true)], true);
+  }
+
+  /** The call was cut off: text not yet published is dropped with it. */
+  abandon(reason: AbandonReason): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.buffer = '';
+    const { attempt, callId } = this;
+    this.output.send(this, [{ type: 'model.call_abandoned', attempt, callId, reason }], true);
+  }
+
+  private flush(): void {
+    if (this.sending || !this.buffer) return void this.output.due(this);
+    if (!this.output.send(this, [this.delta(false)], false)) return void this.output.due(this);
+  }
+
+  private delta(final: boolean): LiveEvent {
+    const text = this.buffer;
+    const offset = this.published;
+    this.buffer = '';
+    this.published += text.length;
+    this.lastFlush = Date.now();
+    const { attempt, callId } = this;
+    return { type: 'model.delta', attempt, callId, text, offset, ...(final ? { final: true as const } : {}) };
+  }
+
+  /** LiveModelOutput's answer to a publish of this call. */
+  settled(): void {
+    this.sending = false;
+    if (!this.closed && this.buffer) this.output.due(this);
+  }
+
+  /** LiveModelOutput took a publish of this call. */
+  sent(): void {
+    this.sending = true;
+  }
+}
+
+/** The calls of one slice: each gets an id unique across processes and attempts. */
+export class LiveCalls {
+  private count = 0;
+  private readonly prefix = randomBytes(4).toString('hex');
+
+  constructor(
+    private readonly output: LiveModelOutput,
+    readonly taskId: string,
+    readonly attempt: number,
+  ) {}
+
+  open(): LiveCallOutput {
+    return new LiveCallOutput(this.output, this.taskId, this.attempt, `${this.prefix}-${++this.count}`);
+  }
+}
+
+/**
+ * The Worker's publisher of live model output: fire-and-forget (a publish is never awaited by a
+ * call), bounded (at most MAX_PUBLISHES_IN_FLIGHT unanswered; text waits in its call's buffer,
+ * which the call's own output bound limits), one timer for every call with text waiting.
+ */
+@Injectable()
+export class LiveModelOutput implements OnApplicationShutdown {
+  private readonly logger = new Logger(LiveModelOutput.name);
+  private readonly waiting = new Set<LiveCallOutput>();
+  private timer?: NodeJS.Timeout;
+  private inFlight = 0;
+  private failures = 0;
+  private lastFailureLog = 0;
+
+  constructor(private readonly channel: Pick<LiveOutputChannel, 'publish'>) {}
+
+  forSlice(taskId: string, attempt: number): LiveCalls {
+    return new LiveCalls(this, taskId, attempt);
+  }
+
+  /** Publishes without waiting; false if too many are unanswered and `always` is not set. */
+  send(call: LiveCallOutput, events: LiveEvent[], always: boolean): boolean {
+    if (!always && this.inFlight >= MAX_PUBLISHES_IN_FLIGHT) return false;
+    this.inFlight++;
+    call.sent();
+    this.channel.publish(call.taskId, events).then(
+      () => this.settle(call),
+      (error: unknown) => {
+        this.settle(call);
+        this.failed(call, error);
+      },
+    );
+    return true;
+  }
+
+  /** The call has text that waits for the interval (or for its publish to be answered). */
+  due(call: LiveCallOutput): void {
+    this.waiting.add(call);
+    if (this.timer) return;
+    // Left running while calls stream: starting a timer per call would cost more than a tick.
+    this.timer = setInterval(() => this.tick(), FLUSH_INTERVAL_MS);
+    this.timer.unref();
+  }
+
+  onApplicationShutdown(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = undefined;
+  }
+
+  private tick(): void {
+    const now = Date.now();
+    for (const call of this.waiting) if (!call.tick(now)) this.waiting.delete(call);
+    if (this.waiting.size === 0 && this.timer) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  private settle(call: LiveCallOutput): void {
+    this.inFlight--;
+    call.settled();
+  }
+
+  private failed(call: LiveCallOutput, error: unknown): void {
+    this.failures++;
+    const now = Date.now();
+    if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
+    this.logger.warn(
+      `live output of task ${call.taskId} not published (${this.failures} failed since the last report): ${String(error)}`,
+    );
+    this.failures = 0;
+    this.lastFailureLog = now;
+  }
+}
