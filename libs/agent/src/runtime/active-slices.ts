@@ -16,8 +16,8 @@ import { DrainMetrics } from './drain-metrics';
 export class SliceAbortedError extends Error {
   constructor(
     reason: string,
-    /** What aborted it, when a person did (a stop or a pause). */
-    readonly action?: 'stop' | 'pause',
+    /** What aborted it: a stop or a pause, or the Watcher's recovery of the attempt. */
+    readonly action?: 'stop' | 'pause' | 'recover',
   ) {
     super(reason);
     this.name = 'SliceAbortedError';
@@ -84,7 +84,8 @@ export class ActiveSlices
         slice.controller.abort(
           new SliceAbortedError(
             `task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`,
-            signal.action === 'stop' ? 'stop' : 'pause',
+            // A stop for one attempt is the Watcher's: it recovered the task from that attempt.
+            signal.action === 'pause' ? 'pause' : signal.attempt === undefined ? 'stop' : 'recover',
           ),
         );
       }

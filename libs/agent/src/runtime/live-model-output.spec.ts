@@ -126,6 +126,7 @@ describe('abandonReasonOf', () => {
   it.each([
     [new SliceAbortedError('task was stopped', 'stop'), 'stopped'],
     [new SliceAbortedError('task was paused', 'pause'), 'paused'],
+    [new SliceAbortedError('task was stopped', 'recover'), 'recovered'],
     [new HungCallError(call, 'deadline'), 'deadline'],
     [new HungCallError(call, 'watcher'), 'deadline'],
     [new DrainDeadlineError(1000), 'drain'],
@@ -134,7 +135,7 @@ describe('abandonReasonOf', () => {
     [new TaskNotActiveError('t1', 'paused'), 'paused'],
     [new TaskNotActiveError('t1', 'queued'), 'recovered'],
     [new Error('socket hang up'), 'failed'],
-  ])('%s → %s', (reason, expected) => {
+  ])('%s (%s)', (reason, expected) => {
     expect(abandonReasonOf(reason)).toBe(expected);
   });
 });

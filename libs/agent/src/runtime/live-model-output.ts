@@ -22,7 +22,8 @@ const FAILURE_LOG_INTERVAL_MS = 10_000;
 /** Why a call was cut off, from what aborted its slice (slice-runner.ts). */
 export function abandonReasonOf(reason: unknown): AbandonReason {
   if (reason instanceof HungCallError) return 'deadline';
-  if (reason instanceof SliceAbortedError) return reason.action === 'pause' ? 'paused' : 'stopped';
+  if (reason instanceof SliceAbortedError)
+    return reason.action === 'pause' ? 'paused' : reason.action === 'recover' ? 'recovered' : 'stopped';
   if (reason instanceof DrainDeadlineError) return 'drain';
   // The heartbeat was refused: another attempt owns the task now, or it is no longer running.
   if (reason instanceof StaleAttemptError) return 'recovered';
