@@ -39,6 +39,17 @@ describe('LiveOutputChannel', () => {
     expect(ttl).toBeLessThanOrEqual(LIVE_OUTPUT_WINDOW_MS);
   });
 
+  it('appends without touching the expiry when the writer set it lately: the key keeps it', async () => {
+    const key = ctx.keys.liveOutput('tsk_live-3');
+    await channel.publish('tsk_live-3', [delta(0)]);
+    await ctx.redis.pexpire(key, 5_000);
+    await channel.publish('tsk_live-3', [delta(1)], false);
+    const ttl = await ctx.redis.pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(5_000);
+    expect(await ctx.redis.xlen(key)).toBe(2);
+  });
+
   it('keeps about LIVE_OUTPUT_MAX_ENTRIES: the oldest go first', async () => {
     const total = LIVE_OUTPUT_MAX_ENTRIES * 2;
     for (let i = 0; i < total; i += 100)

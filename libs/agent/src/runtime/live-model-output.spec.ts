@@ -1,4 +1,4 @@
-import { StaleAttemptError, TaskNotActiveError, type LiveEvent } from '@vigil/tasks';
+import { EXPIRY_REFRESH_MS, StaleAttemptError, TaskNotActiveError, type LiveEvent } from '@vigil/tasks';
 import { DrainDeadlineError, SliceAbortedError } from './active-slices';
 import { HungCallError } from './call-watchdog';
 import { abandonReasonOf, FLUSH_CHARS, FLUSH_INTERVAL_MS, LiveModelOutput } from './live-model-output';
@@ -6,9 +6,11 @@ import { abandonReasonOf, FLUSH_CHARS, FLUSH_INTERVAL_MS, LiveModelOutput } from
 /** A channel that records what it is given; each publish stays unanswered until the test answers it. */
 class RecordingChannel {
   readonly published: { taskId: string; events: LiveEvent[] }[] = [];
+  readonly expired: boolean[] = [];
   private readonly pending: { resolve: () => void; reject: (error: Error) => void }[] = [];
-  publish(taskId: string, events: readonly LiveEvent[]): Promise<void> {
+  publish(taskId: string, events: readonly LiveEvent[], expire: boolean): Promise<void> {
     this.published.push({ taskId, events: [...events] });
+    this.expired.push(expire);
     return new Promise((resolve, reject) => this.pending.push({ resolve, reject }));
   }
   answerAll(error?: Error): void {
@@ -88,6 +90,23 @@ describe('LiveModelOutput: coalesced, fire-and-forget live output', () => {
     call.text('late');
     jest.advanceTimersByTime(FLUSH_INTERVAL_MS);
     expect(channel.events).toHaveLength(4);
+  });
+
+  it('sets the key’s expiry with a slice’s first publish, then once per EXPIRY_REFRESH_MS', () => {
+    const slice = output.forSlice('t1', 1);
+    for (let i = 0; i < 3; i++) {
+      const call = slice.open();
+      call.text('x');
+      call.end();
+    }
+    jest.advanceTimersByTime(EXPIRY_REFRESH_MS);
+    const late = slice.open();
+    late.text('y');
+    late.end();
+    const next = output.forSlice('t1', 1).open();
+    next.text('z');
+    next.end();
+    expect(channel.expired).toEqual([true, false, false, true, true]);
   });
 
   it('a call that wrote nothing publishes nothing when it ends', () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { Injectable, Logger, OnApplicationShutdown } from '@nestjs/common';
 import {
+  EXPIRY_REFRESH_MS,
   LiveOutputChannel,
   StaleAttemptError,
   TaskNotActiveError,
@@ -51,10 +52,14 @@ export class LiveCallOutput {
 
   constructor(
     private readonly output: LiveModelOutput,
-    readonly taskId: string,
+    readonly slice: LiveCalls,
     readonly attempt: number,
     readonly callId: string,
   ) {}
+
+  get taskId(): string {
+    return this.slice.taskId;
+  }
 
   /** Bound to the call (a request's `onText`). */
   readonly text = (delta: string): void => {
@@ -119,6 +124,8 @@ export class LiveCallOutput {
 export class LiveCalls {
   private count = 0;
   private readonly prefix = randomBytes(4).toString('hex');
+  /** When this slice last set the expiry of the task's live output (0: not yet). */
+  private expirySetAt = 0;
 
   constructor(
     private readonly output: LiveModelOutput,
@@ -127,7 +134,14 @@ export class LiveCalls {
   ) {}
 
   open(): LiveCallOutput {
-    return new LiveCallOutput(this.output, this.taskId, this.attempt, `${this.prefix}-${++this.count}`);
+    return new LiveCallOutput(this.output, this, this.attempt, `${this.prefix}-${++this.count}`);
+  }
+
+  /** Whether a publish now must set the key's expiry again (and notes that it will). */
+  expiryDue(now = Date.now()): boolean {
+    if (now - this.expirySetAt < EXPIRY_REFRESH_MS) return false;
+    this.expirySetAt = now;
+    return true;
   }
 }
 
@@ -156,7 +170,7 @@ export class LiveModelOutput implements OnApplicationShutdown {
     if (!always && this.inFlight >= MAX_PUBLISHES_IN_FLIGHT) return false;
     this.inFlight++;
     call.sent();
-    this.channel.publish(call.taskId, events).then(
+    this.channel.publish(call.taskId, events, call.slice.expiryDue()).then(
       () => this.settle(call),
       (error: unknown) => {
         this.settle(call);

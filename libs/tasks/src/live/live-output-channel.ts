@@ -11,9 +11,10 @@ import {
 /**
  * Where a task's live model output goes (docs/api.md, "Live model output"): a stream per task
  * beside its record (same shard, so one XREAD follows it with the shard's events), capped at
- * LIVE_OUTPUT_MAX_ENTRIES and gone LIVE_OUTPUT_WINDOW_MS after its last entry. A publish is
- * XADD and PEXPIRE in one round trip, not a script: nothing reads the two together, and both
- * reach the server in one write, so no key is left without its expiry.
+ * LIVE_OUTPUT_MAX_ENTRIES and gone LIVE_OUTPUT_WINDOW_MS after its expiry was last set. A publish
+ * is XADD, with PEXPIRE in the same round trip when the writer's expiry is due (`expire`), not a
+ * script: nothing reads the two together, and both reach the server in one write, so no key is
+ * left without its expiry.
  */
 @Injectable()
 export class LiveOutputChannel {
@@ -26,14 +27,18 @@ export class LiveOutputChannel {
     return this.keys.liveOutput(taskId);
   }
 
-  /** Appends the events in order; rejects with the first command's error. */
-  async publish(taskId: string, events: readonly LiveEvent[]): Promise<void> {
+  /**
+   * Appends the events in order; rejects with the first command's error. `expire: false` is for
+   * a writer that set the key's expiry within the last EXPIRY_REFRESH_MS: the key is then
+   * certainly still there with its expiry, which XADD keeps.
+   */
+  async publish(taskId: string, events: readonly LiveEvent[], expire = true): Promise<void> {
     if (events.length === 0) return;
     const key = this.key(taskId);
     const pipeline = this.redis.pipeline();
     for (const event of events)
       pipeline.xadd(key, 'MAXLEN', '~', LIVE_OUTPUT_MAX_ENTRIES, '*', ...liveEventFields(event));
-    pipeline.pexpire(key, LIVE_OUTPUT_WINDOW_MS);
+    if (expire) pipeline.pexpire(key, LIVE_OUTPUT_WINDOW_MS);
     const replies = (await pipeline.exec()) ?? [];
     const failed = replies.find(([error]) => error);
     if (failed) throw failed[0];

@@ -4,11 +4,20 @@
  * message, no step; kept briefly so that a client that reconnects resumes where it was.
  */
 
-/** How long a task's live output stays after its last entry (the key's expiry). */
-export const LIVE_OUTPUT_WINDOW_MS = 120_000;
+/** How long a task's live output stays after its expiry was last set (the key's expiry). */
+export const LIVE_OUTPUT_WINDOW_MS = 60_000;
 
-/** Entries kept per task at most (trimmed approximately, so a little more may stay). */
-export const LIVE_OUTPUT_MAX_ENTRIES = 1_000;
+/**
+ * A writer sets the expiry again when it last did this long ago: in between it only appends, so
+ * the output stays between LIVE_OUTPUT_WINDOW_MS − this and LIVE_OUTPUT_WINDOW_MS after its last entry.
+ */
+export const EXPIRY_REFRESH_MS = 15_000;
+
+/**
+ * Entries kept per task (trimmed approximately, so up to a stream node more may stay): ten
+ * seconds of one call writing at the fastest publish rate, a few kilobytes to tens per task.
+ */
+export const LIVE_OUTPUT_MAX_ENTRIES = 200;
 
 /** Why a call was cut off before it answered. */
 export type AbandonReason = 'stopped' | 'paused' | 'recovered' | 'deadline' | 'drain' | 'failed';
