@@ -109,6 +109,17 @@ describe('LiveModelOutput: coalesced, fire-and-forget live output', () => {
     expect(channel.expired).toEqual([true, false, false, true, true]);
   });
 
+  it('past MAX_PUBLISHES_IN_FLIGHT unanswered, text waits in its buffer and none is lost', async () => {
+    const calls = Array.from({ length: 257 }, () => output.forSlice('t1', 1).open());
+    for (const call of calls) call.text('x'.repeat(FLUSH_CHARS));
+    expect(channel.published).toHaveLength(256);
+    channel.answerAll();
+    await settle();
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    expect(channel.published).toHaveLength(257);
+    expect(channel.events.at(-1)).toEqual(expect.objectContaining({ callId: calls[256].callId, offset: 0 }));
+  });
+
   it('a call that wrote nothing publishes nothing when it ends', () => {
     output.forSlice('t1', 1).open().end();
     expect(channel.published).toHaveLength(0);

@@ -81,7 +81,7 @@ export class LiveCallOutput {
     if (this.closed) return;
     this.closed = true;
     if (!this.buffer && this.published === 0) return;
-    this.output.send(this, [this.delta(true)], true);
+    this.output.send(this, [this.delta(true)]);
   }
 
   /** The call was cut off: text not yet published is dropped with it. */
@@ -90,12 +90,12 @@ export class LiveCallOutput {
     this.closed = true;
     this.buffer = '';
     const { attempt, callId } = this;
-    this.output.send(this, [{ type: 'model.call_abandoned', attempt, callId, reason }], true);
+    this.output.send(this, [{ type: 'model.call_abandoned', attempt, callId, reason }]);
   }
 
   private flush(): void {
-    if (this.sending || !this.buffer) return void this.output.due(this);
-    if (!this.output.send(this, [this.delta(false)], false)) return void this.output.due(this);
+    if (this.sending || !this.buffer || !this.output.hasRoom()) return void this.output.due(this);
+    this.output.send(this, [this.delta(false)]);
   }
 
   private delta(final: boolean): LiveEvent {
@@ -165,9 +165,13 @@ export class LiveModelOutput implements OnApplicationShutdown {
     return new LiveCalls(this, taskId, attempt);
   }
 
-  /** Publishes without waiting; false if too many are unanswered and `always` is not set. */
-  send(call: LiveCallOutput, events: LiveEvent[], always: boolean): boolean {
-    if (!always && this.inFlight >= MAX_PUBLISHES_IN_FLIGHT) return false;
+  /** Whether a call's text may go out now; a call's last publish goes whatever the answer. */
+  hasRoom(): boolean {
+    return this.inFlight < MAX_PUBLISHES_IN_FLIGHT;
+  }
+
+  /** Publishes without waiting for the answer. */
+  send(call: LiveCallOutput, events: LiveEvent[]): void {
     this.inFlight++;
     call.sent();
     this.channel.publish(call.taskId, events, call.slice.expiryDue()).then(
@@ -177,7 +181,6 @@ export class LiveModelOutput implements OnApplicationShutdown {
         this.failed(call, error);
       },
     );
-    return true;
   }
 
   /** The call has text that waits for the interval (or for its publish to be answered). */
