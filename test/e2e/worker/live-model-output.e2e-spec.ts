@@ -186,10 +186,10 @@ describe('live model output from a Worker, through both SDKs', () => {
       await first.waitFor((c) => c.events().some(isLive), 30_000);
       const firstDelta = first.events().find(isLive)!;
       expect(fake.answered()).toBe(1);
-      release();
-      // Leave mid-way, on a live event's id, and come back.
+      // Leave mid-call, on a live event's id; the call goes on, and the client comes back.
       await first.close();
       expect(first.lastId()).toContain('~');
+      release();
       const second = await follow(id, first.lastId());
       await second.finished();
 

@@ -44,7 +44,8 @@ describe('live model output on the task event stream (SSE)', () => {
     offset,
     ...(final ? { final: true as const } : {}),
   });
-  const publish = (task: TaskRecord, ...events: LiveEvent[]) => channel.publish(task.id, events);
+  const publish = (task: TaskRecord, ...events: LiveEvent[]) =>
+    channel.publish([{ taskId: task.id, events, expire: true }]);
   /** Everything written for the task, in written order: `events:<id>` and `live:<id>`. */
   const written = async (task: TaskRecord): Promise<string[]> => {
     const events = (await ctx.redis.xrange(ctx.keys.events(0), '-', '+'))
@@ -54,20 +55,30 @@ describe('live model output on the task event stream (SSE)', () => {
     const live = (await ctx.redis.xrange(ctx.keys.liveOutput(task.id), '-', '+')).map(([id]) => ({
       id,
       name: `live:${id}`,
-      live: -1,
+      live: 1,
     }));
     const order = (id: string) => id.split('-').map(Number);
     return [...events, ...live]
       .sort((a, b) => {
         const [am, as] = order(a.id);
         const [bm, bs] = order(b.id);
-        return am - bm || a.live - b.live || as - bs;
+        // As the stream sends them: by id, the durable event first on a tie.
+        return am - bm || as - bs || a.live - b.live;
       })
       .map((entry) => entry.name);
   };
   /** A frame as `events:<id>` or `live:<live id>` (a live frame's id is `<durable>~<live>`). */
   const named = (frame: SseFrame) =>
     frame.event!.startsWith('model.') ? `live:${frame.id!.split('~')[1]}` : `events:${frame.id}`;
+  /**
+   * Waits into the next millisecond: entries of the two streams written in one millisecond can
+   * have equal ids, and then which was written first is not in them.
+   */
+  const nextMs = async () => {
+    const now = Date.now();
+    while (Date.now() <= now) await new Promise((resolve) => setTimeout(resolve, 1));
+  };
+  const isLiveFrame = (frame: SseFrame) => frame.event!.startsWith('model.');
   const durableIds = (frames: SseFrame[]) =>
     frames.filter((f) => !f.event!.startsWith('model.')).map((f) => f.id);
 
@@ -75,10 +86,14 @@ describe('live model output on the task event stream (SSE)', () => {
     const task = await newTask();
     const sse = await open(task);
     await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await nextMs();
     await publish(task, delta('c1', 'Next: ', 0));
+    await nextMs();
     await repo.heartbeat(task.id, 1, { currentStep: 'noop_step step:0', completedUnits: 1 }, true);
+    await nextMs();
     await publish(task, delta('c1', 'noop_step (step:0).', 6, true));
     await sse.waitFor((c) => c.events().filter((f) => f.event === 'model.delta').length === 2);
+    await nextMs();
     await lifecycle.stop(task);
     await sse.finished();
 
@@ -104,25 +119,29 @@ describe('live model output on the task event stream (SSE)', () => {
     const task = await newTask();
     const first = await open(task);
     await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await nextMs();
     await publish(task, delta('c1', 'One ', 0));
     await first.waitFor((c) => c.events().some((f) => f.event === 'model.delta'));
     await first.close();
-    const resumeFromDelta = first.lastId()!;
+    // Resumed from the delta (a durable event written in the same millisecond may follow it).
+    const resumeAt = first.events().findIndex(isLiveFrame);
+    const resumeFromDelta = first.events()[resumeAt].id!;
     expect(resumeFromDelta).toContain('~');
 
     // While nobody listens: durable events and deltas, one call ending and another starting.
     await repo.heartbeat(task.id, 1, { currentStep: 'noop_step step:0', completedUnits: 1 }, true);
+    await nextMs();
     await publish(task, delta('c1', 'two.', 4, true));
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMs();
     await repo.heartbeat(task.id, 1, { currentStep: 'noop_step step:1', completedUnits: 2 }, true);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await nextMs();
     await publish(task, delta('c2', 'Three.', 0, true));
 
     const second = await open(task, resumeFromDelta);
     await second.waitFor((c) => c.events().some((f) => f.data?.data?.text === 'Three.'));
     await second.close();
     const everything = await written(task);
-    expect([...first.events(), ...second.events()].map(named)).toEqual(everything);
+    expect([...first.events().slice(0, resumeAt + 1), ...second.events()].map(named)).toEqual(everything);
 
     // From a durable event in the middle: every durable event after it, and every delta after it.
     const middle = second.events().find((f) => f.event === 'task.progress')!;

@@ -15,8 +15,8 @@ import { HungCallError } from './call-watchdog';
 export const FLUSH_INTERVAL_MS = 50;
 /** ...unless this much piled up since the last publish. */
 export const FLUSH_CHARS = 200;
-/** Publishes this process may have unanswered; past it, text waits in its call's buffer. */
-const MAX_PUBLISHES_IN_FLIGHT = 256;
+/** Events this process may have unanswered; past it, text waits in its call's buffer. */
+const MAX_PUBLISHES_IN_FLIGHT = 1_024;
 /** A failing publish is logged at most this often (with how many failed since). */
 const FAILURE_LOG_INTERVAL_MS = 10_000;
 
@@ -145,16 +145,27 @@ export class LiveCalls {
   }
 }
 
+/** What one task's calls handed over since the last publish. */
+interface Outgoing {
+  events: LiveEvent[];
+  expire: boolean;
+  calls: LiveCallOutput[];
+}
+
 /**
  * The Worker's publisher of live model output: fire-and-forget (a publish is never awaited by a
- * call), bounded (at most MAX_PUBLISHES_IN_FLIGHT unanswered; text waits in its call's buffer,
- * which the call's own output bound limits), one timer for every call with text waiting.
+ * call), batched (what every call hands over in one turn of the event loop goes out in one
+ * publish, a script call per shard), bounded (at most MAX_PUBLISHES_IN_FLIGHT events unanswered;
+ * past it, text waits in its call's buffer, which the call's own output bound limits), with one
+ * timer for every call whose text waits.
  */
 @Injectable()
 export class LiveModelOutput implements OnApplicationShutdown {
   private readonly logger = new Logger(LiveModelOutput.name);
   private readonly waiting = new Set<LiveCallOutput>();
   private timer?: NodeJS.Timeout;
+  private outbox = new Map<string, Outgoing>();
+  private publishScheduled = false;
   private inFlight = 0;
   private failures = 0;
   private lastFailureLog = 0;
@@ -170,17 +181,18 @@ export class LiveModelOutput implements OnApplicationShutdown {
     return this.inFlight < MAX_PUBLISHES_IN_FLIGHT;
   }
 
-  /** Publishes without waiting for the answer. */
+  /** Hands events over for the next publish (this turn of the event loop); never waits. */
   send(call: LiveCallOutput, events: LiveEvent[]): void {
-    this.inFlight++;
+    this.inFlight += events.length;
     call.sent();
-    this.channel.publish(call.taskId, events, call.slice.expiryDue()).then(
-      () => this.settle(call),
-      (error: unknown) => {
-        this.settle(call);
-        this.failed(call, error);
-      },
-    );
+    let outgoing = this.outbox.get(call.taskId);
+    if (!outgoing) this.outbox.set(call.taskId, (outgoing = { events: [], expire: false, calls: [] }));
+    outgoing.events.push(...events);
+    outgoing.calls.push(call);
+    if (call.slice.expiryDue()) outgoing.expire = true;
+    if (this.publishScheduled) return;
+    this.publishScheduled = true;
+    setImmediate(this.publish);
   }
 
   /** The call has text that waits for the interval (or for its publish to be answered). */
@@ -197,6 +209,23 @@ export class LiveModelOutput implements OnApplicationShutdown {
     this.timer = undefined;
   }
 
+  private readonly publish = (): void => {
+    this.publishScheduled = false;
+    const outbox = this.outbox;
+    this.outbox = new Map();
+    const batches = [...outbox].map(([taskId, { events, expire }]) => ({ taskId, events, expire }));
+    const settle = () => {
+      for (const { events, calls } of outbox.values()) {
+        this.inFlight -= events.length;
+        for (const call of calls) call.settled();
+      }
+    };
+    this.channel.publish(batches).then(settle, (error: unknown) => {
+      settle();
+      this.failed(batches.length, error);
+    });
+  };
+
   private tick(): void {
     const now = Date.now();
     for (const call of this.waiting) if (!call.tick(now)) this.waiting.delete(call);
@@ -206,17 +235,12 @@ export class LiveModelOutput implements OnApplicationShutdown {
     }
   }
 
-  private settle(call: LiveCallOutput): void {
-    this.inFlight--;
-    call.settled();
-  }
-
-  private failed(call: LiveCallOutput, error: unknown): void {
+  private failed(tasks: number, error: unknown): void {
     this.failures++;
     const now = Date.now();
     if (now - this.lastFailureLog < FAILURE_LOG_INTERVAL_MS) return;
     this.logger.warn(
-      `live output of task ${call.taskId} not published (${this.failures} failed since the last report): ${String(error)}`,
+      `live output of ${tasks} tasks not published (${this.failures} publishes failed since the last report): ${String(error)}`,
     );
     this.failures = 0;
     this.lastFailureLog = now;

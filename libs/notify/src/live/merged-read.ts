@@ -12,10 +12,9 @@ export type StreamReply = [string, [string, string[]][]][] | null;
 
 /**
  * The entries of one XREAD over the durable events and the live output, in the order they were
- * written (by id; live first on a tie, so a live entry is always sent before a durable one with
- * the same id and a resume from that durable id does not repeat it). A stream whose batch came
- * back full may have older entries than the other's still unread: only what is no newer than
- * its last entry goes out now, the rest is read again next time.
+ * written (by id; on a tie, which two streams' ids can make, the durable event first). A stream
+ * whose batch came back full may have older entries than the other's still unread: only what is
+ * no newer than its last entry goes out now, the rest is read again next time.
  */
 export function mergeRead(
   reply: StreamReply,
@@ -33,6 +32,6 @@ export function mergeRead(
   }
   const merged = batches.flat().filter((entry) => !bound || compareStreamIds(entry.id, bound) <= 0);
   return merged.sort(
-    (a, b) => compareStreamIds(a.id, b.id) || (a.source === b.source ? 0 : a.source === 'live' ? -1 : 1),
+    (a, b) => compareStreamIds(a.id, b.id) || (a.source === b.source ? 0 : a.source === 'events' ? -1 : 1),
   );
 }

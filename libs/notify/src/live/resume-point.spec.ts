@@ -32,7 +32,7 @@ describe('mergeRead', () => {
   const keys = { events: 'ev', live: 'lv' };
   const entries = (...ids: string[]): [string, string[]][] => ids.map((id) => [id, []]);
 
-  it('interleaves both streams by id, a live entry first on a tie', () => {
+  it('interleaves both streams by id, the durable event first on a tie', () => {
     const merged = mergeRead(
       [
         ['ev', entries('5-0', '9-1')],
@@ -42,8 +42,8 @@ describe('mergeRead', () => {
       200,
     );
     expect(merged.map((e) => `${e.source}:${e.id}`)).toEqual([
-      'live:5-0',
       'events:5-0',
+      'live:5-0',
       'live:7-0',
       'events:9-1',
       'live:10-0',

@@ -48,12 +48,8 @@ export type LiveEvent = ModelDelta | ModelCallAbandoned;
 /** A live event as stored: `id` is its entry id in the task's live stream. */
 export type StoredLiveEvent = LiveEvent & { id: string };
 
-/** The one field an entry has: the event as JSON (entries are read whole, never by field). */
+/** The one field an entry has (publish-live-output.lua): the event as JSON. */
 const FIELD = 'e';
-
-export function liveEventFields(event: LiveEvent): [string, string] {
-  return [FIELD, JSON.stringify(event)];
-}
 
 /** Decodes an entry; undefined for one that is not a live event (nothing else writes the key). */
 export function parseLiveEvent(id: string, flat: string[]): StoredLiveEvent | undefined {
