@@ -42,11 +42,19 @@ function sentenceFor(turn: readonly PlanStep[]): string {
   return `Next: ${turn.map((step) => `${step.tool} (${step.key})`).join(', ')}.`;
 }
 
-/** The sentence in a few pieces, as a model streams its text (docs/api.md, "Live model output"). */
+/**
+ * The sentence in three pieces (cut after its first two spaces), as a model streams its text
+ * (docs/api.md, "Live model output"). Runs on every scripted step: no regex, no arrays.
+ */
 function streamText(text: string, onText: (text: string) => void): void {
-  const words = text.split(/(?<= )/);
-  const size = Math.max(1, Math.ceil(words.length / 3));
-  for (let i = 0; i < words.length; i += size) onText(words.slice(i, i + size).join(''));
+  let from = 0;
+  for (let piece = 0; piece < 2; piece++) {
+    const space = text.indexOf(' ', from);
+    if (space < 0 || space + 1 >= text.length) break;
+    onText(text.slice(from, space + 1));
+    from = space + 1;
+  }
+  onText(text.slice(from));
 }
 
 function waitForAbort(signal: AbortSignal): Promise<never> {

@@ -7,6 +7,7 @@ import {
   TaskNotActiveError,
   type AbandonReason,
   type LiveEvent,
+  type ModelDelta,
 } from '@vigil/tasks';
 import { DrainDeadlineError, SliceAbortedError } from './active-slices';
 import { HungCallError } from './call-watchdog';
@@ -64,8 +65,12 @@ export class LiveCallOutput {
   /** Bound to the call (a request's `onText`). */
   readonly text = (delta: string): void => {
     if (this.closed || !delta) return;
+    const waiting = this.buffer.length > 0;
     this.buffer += delta;
-    if (this.buffer.length >= FLUSH_CHARS || Date.now() - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
+    if (this.buffer.length >= FLUSH_CHARS) return this.flush();
+    // Text already waiting is the ticker's: only the first piece after a publish looks at the clock.
+    if (waiting) return;
+    if (Date.now() - this.lastFlush >= FLUSH_INTERVAL_MS) this.flush();
     else this.output.due(this);
   };
 
@@ -81,7 +86,7 @@ export class LiveCallOutput {
     if (this.closed) return;
     this.closed = true;
     if (!this.buffer && this.published === 0) return;
-    this.output.send(this, [this.delta(true)]);
+    this.output.send(this, this.delta(true));
   }
 
   /** The call was cut off: text not yet published is dropped with it. */
@@ -90,12 +95,12 @@ export class LiveCallOutput {
     this.closed = true;
     this.buffer = '';
     const { attempt, callId } = this;
-    this.output.send(this, [{ type: 'model.call_abandoned', attempt, callId, reason }]);
+    this.output.send(this, { type: 'model.call_abandoned', attempt, callId, reason });
   }
 
   private flush(): void {
     if (this.sending || !this.buffer || !this.output.hasRoom()) return void this.output.due(this);
-    this.output.send(this, [this.delta(false)]);
+    this.output.send(this, this.delta(false));
   }
 
   private delta(final: boolean): LiveEvent {
@@ -104,8 +109,15 @@ export class LiveCallOutput {
     this.buffer = '';
     this.published += text.length;
     this.lastFlush = Date.now();
-    const { attempt, callId } = this;
-    return { type: 'model.delta', attempt, callId, text, offset, ...(final ? { final: true as const } : {}) };
+    const delta: ModelDelta = {
+      type: 'model.delta',
+      attempt: this.attempt,
+      callId: this.callId,
+      text,
+      offset,
+    };
+    if (final) delta.final = true;
+    return delta;
   }
 
   /** LiveModelOutput's answer to a publish of this call. */
@@ -181,13 +193,13 @@ export class LiveModelOutput implements OnApplicationShutdown {
     return this.inFlight < MAX_PUBLISHES_IN_FLIGHT;
   }
 
-  /** Hands events over for the next publish (this turn of the event loop); never waits. */
-  send(call: LiveCallOutput, events: LiveEvent[]): void {
-    this.inFlight += events.length;
+  /** Hands an event over for the next publish (this turn of the event loop); never waits. */
+  send(call: LiveCallOutput, event: LiveEvent): void {
+    this.inFlight++;
     call.sent();
     let outgoing = this.outbox.get(call.taskId);
     if (!outgoing) this.outbox.set(call.taskId, (outgoing = { events: [], expire: false, calls: [] }));
-    outgoing.events.push(...events);
+    outgoing.events.push(event);
     outgoing.calls.push(call);
     if (call.slice.expiryDue()) outgoing.expire = true;
     if (this.publishScheduled) return;
