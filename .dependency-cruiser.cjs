@@ -97,6 +97,27 @@ module.exports = {
       to: { path: '^libs/testing/' },
     },
     {
+      name: 'telemetry-is-a-leaf',
+      comment:
+        'libs/telemetry (the Tracing interface, derived trace ids, the OpenTelemetry SDK) is imported ' +
+        'by every layer, from the Watcher to the tools. Importing any other Vigil library back would ' +
+        'make cycles and pull that library into processes that only wanted to trace; what it needs ' +
+        '(the secret scrubber, its settings) is handed to createTracing by libs/platform.',
+      severity: 'error',
+      from: { path: '^libs/telemetry/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/telemetry/' },
+    },
+    {
+      name: 'the-client-knows-only-the-http-api',
+      severity: 'error',
+      comment:
+        'libs/client is what a program outside Vigil uses to talk to it (the CLI, the demos, a user): ' +
+        'its types come from the served OpenAPI document, never from the domain libraries, so it ' +
+        'loads no Nest, Redis or model SDK and cannot drift into depending on internals.',
+      from: { path: '^libs/client/' },
+      to: { path: '^(libs|apps)/', pathNot: '^libs/client/' },
+    },
+    {
       name: 'no-circular-imports',
       severity: 'error',
       comment:

@@ -24,6 +24,8 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   conversations: async () => (await import('./conversations.bench')).runConversationsBench,
   children: async () => (await import('./children.bench')).runChildrenBench,
   memory: async () => (await import('./memory.bench')).runMemoryBench,
+  retention: async () => (await import('./retention.bench')).runRetentionBench,
+  tracing: async () => (await import('./tracing.bench')).runTracingBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -5,18 +5,15 @@ import { ToolExecutor, type ToolOutcome } from '@vigil/agent';
 import { parseToolCatalog } from '@vigil/config';
 import { missionKind, type MissionInput } from '@vigil/builtin-kinds';
 import { kindServices, type KindTool, type ToolContext } from '@vigil/kinds';
-import { StepRecorder, TaskRepository, TaskScripts, WriteJournal, type NewTask } from '@vigil/tasks';
+import type { NewTask } from '@vigil/tasks';
 import { CatalogToolGateway } from '@vigil/tools';
-import { CommandMeasurement, measureCommands, noiseNote } from './lib/commandstats';
 import { BenchContext } from './lib/context';
 import { ROOT } from './lib/dist';
-import type { Bench, BenchResults } from './lib/result';
-import { RoundTripCounter } from './lib/round-trips';
-import { BENCH_CLAIM, BENCH_TENANT, benchLifecycle } from './lib/tasks';
+import type { Bench } from './lib/result';
+import { countedStepStores, measureStepKinds, STEP_RT_OPS } from './lib/step-costs';
+import { BENCH_TENANT } from './lib/tasks';
 
 const SERVER = join(ROOT, 'node_modules/@modelcontextprotocol/server-memory/dist/index.js');
-const OPS = 2;
-const RT_OPS = 20;
 const READ = 'memory.open_nodes';
 const WRITE = 'memory.create_entities';
 
@@ -68,15 +65,13 @@ export const runMissionStepsBench: Bench = async ({ quick }) => {
     { toolCallTimeoutMs: 30_000, allowPrivate: false },
   );
   try {
-    const connection = ctx.connect();
-    const counter = new RoundTripCounter(connection);
-    const scripts = new TaskScripts(connection);
-    const tasks = new TaskRepository(connection, ctx.keys, ctx.config, scripts);
-    const recorder = new StepRecorder(connection, ctx.keys, ctx.config, scripts);
-    const executor = new ToolExecutor(new WriteJournal(connection, ctx.keys, scripts));
     const input: MissionInput = { goal: 'Remember every object the bench makes.', tools: [READ, WRITE] };
-    const { task } = await tasks.create('mission-steps-1', missionTask(input));
-    await benchLifecycle(connection, ctx.keys, ctx.config).claimSlice(task, { attempt: 1, ...BENCH_CLAIM });
+    const { counter, recorder, journal, task } = await countedStepStores(
+      ctx,
+      'mission-steps-1',
+      missionTask(input),
+    );
+    const executor = new ToolExecutor(journal);
 
     const services = kindServices(ctx.config, gateway);
     const signal = new AbortController().signal;
@@ -129,39 +124,25 @@ export const runMissionStepsBench: Bench = async ({ quick }) => {
     const readStep = (i: number) => step(read, { names: [`object ${i % 10}`] });
 
     const windows = quick ? 10 : 30;
-    const results: BenchResults = {};
-    let offset = 0;
-    for (const [kind, run, target] of [
-      ['write', writeStep, 2],
-      ['read', readStep, 1],
-    ] as const) {
-      for (let i = 0; i < 10; i++) await run(offset++); // warm-up: scripts cached, server listed
-      const stats: CommandMeasurement = await measureCommands(ctx.stats, OPS, windows, (i) =>
-        run(offset + i),
-      );
-      offset += OPS * windows;
-      counter.reset();
-      for (let i = 0; i < RT_OPS; i++) await run(offset++);
-      results[`mission_steps.${kind}.round_trips`] = {
-        value: counter.roundTrips / RT_OPS,
-        unit: `round trips/${kind} step`,
-        target: String(target),
-        note: `Client-side count of requests the Worker's ToolExecutor${kind === 'write' ? ' (WriteJournal)' : ''} and StepRecorder sent over ${RT_OPS} mission ${kind} steps (${kind === 'write' ? WRITE : READ} on server-memory over stdio).`,
-        details: { scriptCallsPerStepFromCommandstats: stats.scriptCallsPerOp },
-      };
-      results[`mission_steps.${kind}.redis_commands`] = {
-        value: stats.totalPerOp,
-        unit: `Redis commands/${kind} step`,
-        note:
-          `INFO commandstats delta per mission ${kind} step (windows of ${OPS}), cleanest of ${windows} windows: ` +
-          (kind === 'read'
-            ? 'the record-step script and every command it runs.'
-            : 'the journal-intent and record-step scripts and every command they run.') +
-          noiseNote(stats),
-        details: { perStep: stats.perOp, agreeingWindows: `${stats.agreeingWindows}/${stats.windows}` },
-      };
-    }
-    return results;
+    // The warm-up also has the MCP server list its tools.
+    return await measureStepKinds(ctx, counter, 'mission_steps', windows, [
+      {
+        kind: 'write',
+        run: writeStep,
+        target: 2,
+        stepName: 'mission write',
+        roundTripNote: `Client-side count of requests the Worker's ToolExecutor (WriteJournal) and StepRecorder sent over ${STEP_RT_OPS} mission write steps (${WRITE} on server-memory over stdio).`,
+        commands: 'the journal-intent and record-step scripts and every command they run.',
+      },
+      {
+        kind: 'read',
+        run: readStep,
+        target: 1,
+        stepName: 'mission read',
+        roundTripNote: `Client-side count of requests the Worker's ToolExecutor and StepRecorder sent over ${STEP_RT_OPS} mission read steps (${READ} on server-memory over stdio).`,
+        commands: 'the record-step script and every command it runs.',
+      },
+    ]);
   } finally {
     await gateway.close();
     await ctx.close();

@@ -1,13 +1,9 @@
-import { StepRecorder, TaskRepository, TaskScripts, WriteJournal } from '@vigil/tasks';
-import { CommandMeasurement, measureCommands, noiseNote } from './lib/commandstats';
 import { BenchContext } from './lib/context';
-import type { Bench, BenchResults } from './lib/result';
-import { RoundTripCounter } from './lib/round-trips';
-import { BENCH_CLAIM, benchLifecycle, noopTask } from './lib/tasks';
+import type { Bench } from './lib/result';
+import { countedStepStores, measureStepKinds, STEP_RT_OPS } from './lib/step-costs';
+import { noopTask } from './lib/tasks';
 
-const OPS = 2;
 const WINDOWS = 30;
-const RT_OPS = 20;
 
 /**
  * Issue 3: what one tool step costs in bookkeeping (action log, done step, saved output, journal
@@ -18,14 +14,7 @@ const RT_OPS = 20;
 export const runStepsBench: Bench = async () => {
   const ctx = new BenchContext('steps');
   try {
-    const connection = ctx.connect();
-    const counter = new RoundTripCounter(connection);
-    const scripts = new TaskScripts(connection);
-    const tasks = new TaskRepository(connection, ctx.keys, ctx.config, scripts);
-    const recorder = new StepRecorder(connection, ctx.keys, ctx.config, scripts);
-    const journal = new WriteJournal(connection, ctx.keys, scripts);
-    const { task } = await tasks.create('steps-1', noopTask(100_000));
-    await benchLifecycle(connection, ctx.keys, ctx.config).claimSlice(task, { attempt: 1, ...BENCH_CLAIM });
+    const { counter, recorder, journal, task } = await countedStepStores(ctx, 'steps-1', noopTask(100_000));
 
     const readStep = async (i: number) => {
       const startedAt = Date.now();
@@ -74,40 +63,26 @@ export const runStepsBench: Bench = async () => {
       });
     };
 
-    const results: BenchResults = {};
-    let offset = 0;
-    for (const [kind, step, target] of [
-      ['read', readStep, 1],
-      ['write', writeStep, 2],
-    ] as const) {
-      for (let i = 0; i < 10; i++) await step(offset++); // warm-up: scripts cached on the server
-      const stats: CommandMeasurement = await measureCommands(ctx.stats, OPS, WINDOWS, (i) =>
-        step(offset + i),
-      );
-      offset += OPS * WINDOWS;
-      counter.reset();
-      for (let i = 0; i < RT_OPS; i++) await step(offset++);
-      results[`steps.${kind}.round_trips`] = {
-        value: counter.roundTrips / RT_OPS,
-        unit: `round trips/${kind} step`,
-        target: String(target),
-        note: `Client-side count of requests sent by the Worker's StepRecorder${kind === 'write' ? ' + WriteJournal' : ''} over ${RT_OPS} ${kind} steps.`,
-        details: { scriptCallsPerStepFromCommandstats: stats.scriptCallsPerOp },
-      };
-      results[`steps.${kind}.redis_commands`] = {
-        value: stats.totalPerOp,
-        unit: `Redis commands/${kind} step`,
-        note:
-          `INFO commandstats delta per ${kind} step (windows of ${OPS}), cleanest of ${WINDOWS} windows: ` +
-          (kind === 'read'
-            ? 'the record-step script and every command it runs'
-            : 'the journal-intent and record-step scripts and every command they run') +
-          ' (action log, done set, outputs, journal, heartbeat fields, deadline index, task.progress event).' +
-          noiseNote(stats),
-        details: { perStep: stats.perOp, agreeingWindows: `${stats.agreeingWindows}/${stats.windows}` },
-      };
-    }
-    return results;
+    const writes =
+      ' (action log, done set, outputs, journal, heartbeat fields, deadline index, task.progress event).';
+    return await measureStepKinds(ctx, counter, 'steps', WINDOWS, [
+      {
+        kind: 'read',
+        run: readStep,
+        target: 1,
+        stepName: 'read',
+        roundTripNote: `Client-side count of requests sent by the Worker's StepRecorder over ${STEP_RT_OPS} read steps.`,
+        commands: 'the record-step script and every command it runs' + writes,
+      },
+      {
+        kind: 'write',
+        run: writeStep,
+        target: 2,
+        stepName: 'write',
+        roundTripNote: `Client-side count of requests sent by the Worker's StepRecorder + WriteJournal over ${STEP_RT_OPS} write steps.`,
+        commands: 'the journal-intent and record-step scripts and every command they run' + writes,
+      },
+    ]);
   } finally {
     await ctx.close();
   }

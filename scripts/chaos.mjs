@@ -1,7 +1,8 @@
 // `npm run chaos -- --tasks 20 --kills 60 --seconds 180`: campaign builds against the faulty Meta
 // sandbox while workers, watchers and notifiers are SIGKILLed or frozen at random, workers are
-// sent SIGTERM (a deploy: they must drain), and Redis is restarted mid-run; then checks every
-// invariant and exits non-zero if one fails.
+// sent SIGTERM (a deploy: they must drain), Redis fills up (maxmemory reached, then raised again)
+// and Redis is restarted mid-run; then checks every invariant and exits non-zero if one fails.
+// `--redis-port N` runs the private Redis on port N instead of a free one.
 // `-- --cluster [--shards 6]`: the same on a local Redis Cluster (3 masters, 3 replicas), where the
 // Redis fault is a master SIGKILLed mid-run and its replica promoted (the old master then rejoins
 // as a replica). VIGIL_DIST_DIR runs another build than dist/.
@@ -11,6 +12,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkInvariants } from './chaos/invariants.mjs';
+import { RedisFullFault } from './chaos/redis-full.mjs';
 import { ChaosRedis } from './chaos/redis-server.mjs';
 import { ChaosCluster } from './chaos-cluster.mjs';
 import { Child, freePort } from './demo/processes.mjs';
@@ -38,12 +40,15 @@ if (!existsSync(join(root, dist, 'apps/worker/src/main.js'))) {
 const require = createRequire(import.meta.url);
 const { RedisKeys } = require(join(root, dist, 'libs/redis/src/redis-keys.js'));
 const { createRedis } = require(join(root, dist, 'libs/redis/src/redis-connection.js'));
+const { masterNodes } = require(join(root, dist, 'libs/redis/src/cluster-nodes.js'));
+const { nodeMemoryOf } = require(join(root, dist, 'libs/redis/src/store-memory.js'));
 const { campaignBuildDemoInput } = require(
   join(root, dist, 'libs/builtin-kinds/src/campaign-build/demo-input.js'),
 );
 
 const ports = await Promise.all(Array.from({ length: 3 }, freePort));
-const [redisPort, sandboxPort, apiPort] = ports;
+const [sandboxPort, apiPort] = ports.slice(1);
+const redisPort = arg('redis-port', ports[0]);
 if (!ChaosRedis.available()) {
   console.error('chaos needs redis-server installed (it runs its own, persistent, and restarts it mid-run)');
   process.exit(1);
@@ -53,6 +58,7 @@ const redisServer = CLUSTER ? undefined : new ChaosRedis(redisPort);
 await (cluster ?? redisServer).start();
 const prefix = 'vigil-chaos';
 const INTERVAL = 2000;
+const STALE_AFTER_MS = 3000;
 const env = {
   ...process.env,
   REDIS_URL: `redis://127.0.0.1:${redisPort}`,
@@ -60,7 +66,7 @@ const env = {
   SHARDS: String(SHARDS),
   KEY_PREFIX: prefix,
   HEARTBEAT_INTERVAL_MS: '300',
-  STALE_AFTER_MS: '3000',
+  STALE_AFTER_MS: String(STALE_AFTER_MS),
   WATCHER_INTERVAL_MS: '300',
   USER_UPDATE_INTERVAL_MS: String(INTERVAL),
   TASK_MAX_SLICES: '60',
@@ -169,6 +175,9 @@ let drains = 0;
 /** Worker pid → when it was sent SIGTERM (a deploy: it must drain, not fail its tasks). */
 const drained = new Map();
 let redisRestarted = false;
+/** When Redis was full, with the settling after it: no other blow lands in that span. */
+let redisFull;
+let redisFullTried = false;
 /** Cluster mode: the master killed, the replica promoted, how long until cluster_state:ok. */
 let masterFailover;
 let rejoined;
@@ -177,7 +186,19 @@ const every = Math.min(1000, Math.max(150, 15_000 / Math.max(1, KILLS)));
 while (Date.now() - startedAt < SECONDS * 1000) {
   const done = await terminal().catch(() => 0);
   if (done === TASKS && kills >= Math.min(KILLS, 1)) break;
-  if (cluster && !masterFailover && (kills >= KILLS / 2 || done >= TASKS / 2)) {
+  if (!redisFullTried && (kills >= KILLS / 4 || done >= TASKS / 4)) {
+    redisFullTried = true;
+    log('Redis full: blows paused, then every master filled to maxmemory under noeviction');
+    redisFull = await new RedisFullFault({
+      masters: () => masterNodes(redis),
+      memoryOf: nodeMemoryOf,
+      staleAfterMs: STALE_AFTER_MS,
+      log,
+    })
+      .run()
+      .catch((error) => log(`Redis full: not exercised: ${String(error)}`));
+    log('Redis full: over, blows resume');
+  } else if (cluster && !masterFailover && (kills >= KILLS / 2 || done >= TASKS / 2)) {
     log('SIGKILL of a Redis Cluster master mid-run');
     masterFailover = await cluster.killMaster();
     log(
@@ -186,7 +207,13 @@ while (Date.now() - startedAt < SECONDS * 1000) {
     rejoined = cluster
       .restart(masterFailover.killed)
       .catch((error) => log(`the old master did not rejoin: ${String(error)}`));
-  } else if (!cluster && !redisRestarted && (kills >= KILLS / 2 || done >= TASKS / 2)) {
+  } else if (
+    !cluster &&
+    !redisRestarted &&
+    (kills >= KILLS / 2 || done >= TASKS / 2) &&
+    // Each Redis fault on its own: a restart lands 20 s after a full Redis at the earliest.
+    (!redisFull || Date.now() - redisFull.to >= 20_000)
+  ) {
     redisRestarted = true;
     log('restarting Redis (SIGKILL, 1 s down, reload from the append-only file)');
     await redisServer.restart(1000);
@@ -218,7 +245,8 @@ const redisFault = cluster
   ? `master failed over: ${Boolean(masterFailover)}`
   : `Redis restarted: ${redisRestarted}`;
 log(
-  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, ${drains} SIGTERMs (drains), ${redisFault}; waiting for tasks to settle`,
+  `storm over: ${kills} SIGKILLs, ${freezes} SIGSTOP/SIGCONT, ${drains} SIGTERMs (drains), ${redisFault}, ` +
+    `Redis full: ${Boolean(redisFull)}; waiting for tasks to settle`,
 );
 const settleUntil = Date.now() + 90_000;
 while ((await terminal()) < TASKS && Date.now() < settleUntil) await new Promise((r) => setTimeout(r, 500));
@@ -232,6 +260,7 @@ const { result, outcomes } = await checkInvariants({
   sandbox: snapshot,
   interval: INTERVAL,
   drained,
+  redisFull,
 });
 stopping = true;
 for (const slot of slots) slot.child?.process.kill('SIGCONT');
@@ -248,6 +277,7 @@ const report = {
   freezes,
   drains,
   ...(cluster ? { shards: SHARDS, masterFailover: masterFailover ?? null } : { redisRestarted }),
+  redisFull: redisFull ?? null,
   outcomes,
   invariants: result,
   seconds: Math.round((Date.now() - startedAt) / 1000),
@@ -261,6 +291,7 @@ console.table(
 );
 const broken = targets.filter(([, value]) => value !== 0);
 if (cluster && !masterFailover) broken.push(['masterFailoverNotExercised', 1]);
+if (!redisFull) broken.push(['redisFullNotExercised', 1]);
 if (broken.length > 0) {
   console.error(`chaos: invariants broken: ${broken.map(([name]) => name).join(', ')}`);
   process.exit(1);

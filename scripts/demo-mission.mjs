@@ -18,6 +18,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
+import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
 import {
@@ -128,16 +129,7 @@ const workerLoop = (async () => {
 })();
 line(green(`all processes up: api :${apiPort}, worker, watcher, notifier, ticket tracker ${tracker.url}`));
 
-const api = async (method, path, body) => {
-  const response = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json' },
-    body: body && JSON.stringify(body),
-  });
-  return response.headers.get('content-type')?.startsWith('text/markdown')
-    ? response.text()
-    : response.json();
-};
+const vigil = vigilClient({ root, dist, baseUrl: `http://127.0.0.1:${apiPort}`, apiKey: KEY });
 
 const request = {
   kind: 'mission',
@@ -150,12 +142,11 @@ const request = {
   agent: { scripted: { plan: missionPlan(workDir), crashAtStep: CRASH_AT_STEP } },
 };
 line(dim(`POST /v1/tasks ${JSON.stringify({ ...request, agent: { scripted: '…the plan…' } })}`));
-const created = await api('POST', '/v1/tasks', request);
-if (!created.id) {
-  fail(`task creation failed: ${JSON.stringify(created)}`);
+const created = await vigil.tasks.create(request).catch(async (error) => {
+  fail(`task creation failed: ${error.message}`);
   await shutdown();
   process.exit(1);
-}
+});
 line(
   `task ${cyan(created.id)} created — exit criteria: ${created.exitCriteria.map((c) => c.check).join(', ')}`,
 );
@@ -163,15 +154,14 @@ line(
 let task = created;
 let shownMessages = 0;
 const failedAttempts = retryLines({
-  baseUrl: `http://127.0.0.1:${apiPort}`,
-  apiKey: KEY,
+  client: vigil,
   taskId: created.id,
   describe: (entry) => `↻  attempt ${entry.attempt} failed — ${entry.reason} (${entry.detail ?? ''})`,
   onError: (error) => fail(`the task's event stream failed: ${error.message}`),
 });
 const deadline = Date.now() + 90_000;
 const showMessages = async () => {
-  const messages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
+  const messages = await vigil.tasks.messages(created.id, { limit: 100 });
   for (const message of (messages.data ?? []).slice(shownMessages)) {
     // The completed message carries the whole report: printed once below.
     const text = message.kind === 'completed' ? `${message.text.split('\n')[0]} …` : message.text;
@@ -184,7 +174,7 @@ while (
   Date.now() < deadline
 ) {
   await new Promise((resolve) => setTimeout(resolve, 250));
-  task = await api('GET', `/v1/tasks/${created.id}`);
+  task = await vigil.tasks.get(created.id);
   // The recovery notice waits for the lines of the failure it follows.
   if (failedAttempts.show(task, false)) continue;
   await showMessages();
@@ -196,7 +186,7 @@ failedAttempts.show(task, true);
 await showMessages();
 
 line(bold(`task ${task.status} after ${task.attempt} attempts, ${task.sliceCount} slices`));
-const report = await api('GET', `/v1/tasks/${created.id}/report`);
+const report = await vigil.tasks.report(created.id);
 process.stdout.write(
   `\n${dim('──── GET /v1/tasks/:id/report ────')}\n${report}${dim('──────────────────────────────────')}\n\n`,
 );
@@ -219,7 +209,7 @@ table(
   ],
   ['system', 'objects', 'expected', 'what is there'],
 );
-const actions = (await api('GET', `/v1/tasks/${created.id}/actions?limit=100`)).data ?? [];
+const actions = (await vigil.tasks.actions(created.id, { limit: 100 })).data ?? [];
 const madeByKey = new Map();
 for (const a of actions)
   if (a.key && !a.deduplicated && a.error === undefined && !/record_finding|finish_task/.test(a.tool))

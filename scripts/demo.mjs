@@ -1,7 +1,8 @@
 // `npm run demo`: an 134-step Meta campaign build that survives a worker crash and a false "done".
 // Flags: --ci (assert and exit non-zero on any broken promise), --keep (leave it running),
 // --model opus|gemini (real models when their API keys are set), --mission (the mission demo of
-// scripts/demo-mission.mjs instead: your own tools from MCP servers and an HTTP endpoint).
+// scripts/demo-mission.mjs instead: your own tools from MCP servers and an HTTP endpoint),
+// --walkthrough (scripts/demo-walkthrough.mjs: a browser walkthrough with screenshots as evidence).
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -9,11 +10,16 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Child, freePort } from './demo/processes.mjs';
+import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, progress, red, table } from './demo/render.mjs';
 
 if (process.argv.includes('--mission')) {
   await import('./demo-mission.mjs');
+  process.exit();
+}
+if (process.argv.includes('--walkthrough')) {
+  await import('./demo-walkthrough.mjs');
   process.exit();
 }
 
@@ -25,6 +31,8 @@ const model = args.includes('--model') ? args[args.indexOf('--model') + 1] : und
 const ACCOUNT = 'act_1234567890';
 const CRASH_AT_STEP = 57;
 const FALSE_FINISH_AFTER = 110;
+// The build to run (as `npm run build` honours VIGIL_DIST_DIR): dist/ by default.
+const dist = process.env.VIGIL_DIST_DIR ?? 'dist';
 
 function fail(message) {
   line(red(`✗ ${message}`));
@@ -33,12 +41,12 @@ function fail(message) {
 
 if (spawnSync(process.execPath, [join(root, 'scripts/ensure-redis.mjs')], { stdio: 'inherit' }).status !== 0)
   process.exit(1);
-if (!existsSync(join(root, 'dist/apps/worker/src/main.js')) || args.includes('--build')) {
+if (!existsSync(join(root, dist, 'apps/worker/src/main.js')) || args.includes('--build')) {
   if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
 }
 const require = createRequire(import.meta.url);
 const { campaignBuildDemoInput } = require(
-  join(root, 'dist/libs/builtin-kinds/src/campaign-build/demo-input.js'),
+  join(root, dist, 'libs/builtin-kinds/src/campaign-build/demo-input.js'),
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
@@ -92,15 +100,15 @@ const start = async (name, entry, ready, extraEnv = {}) => {
   await child.ready(ready);
   return child;
 };
-const sandbox = await start('meta-sandbox', 'dist/apps/meta-sandbox/src/main.js', /listening/, {
+const sandbox = await start('meta-sandbox', `${dist}/apps/meta-sandbox/src/main.js`, /listening/, {
   META_SANDBOX_PORT: String(sandboxPort),
   META_SANDBOX_FAULTS: JSON.stringify(faults),
   META_SANDBOX_SEED: '7',
 });
 await Promise.all([
-  start('api', 'dist/apps/api/src/main.js', /ready/),
-  start('watcher', 'dist/apps/watcher/src/main.js', /ready/),
-  start('notifier', 'dist/apps/notifier/src/main.js', /ready/),
+  start('api', `${dist}/apps/api/src/main.js`, /ready/),
+  start('watcher', `${dist}/apps/watcher/src/main.js`, /ready/),
+  start('notifier', `${dist}/apps/notifier/src/main.js`, /ready/),
 ]);
 
 // The worker runs under a tiny supervisor, as an orchestrator would restart a crashed container.
@@ -109,7 +117,7 @@ let deaths = 0;
 let stopping = false;
 const runWorker = async () => {
   while (!stopping) {
-    worker = await start('worker', 'dist/apps/worker/src/main.js', /ready/);
+    worker = await start('worker', `${dist}/apps/worker/src/main.js`, /ready/);
     const exit = await worker.exit;
     if (stopping) return;
     deaths++;
@@ -123,18 +131,11 @@ const runWorker = async () => {
 const workerLoop = runWorker();
 line(green(`all processes up: api :${apiPort}, worker, watcher, notifier, Meta sandbox :${sandboxPort}`));
 
-const api = async (method, path, body) => {
-  const response = await fetch(`http://127.0.0.1:${apiPort}${path}`, {
-    method,
-    headers: { authorization: 'Bearer demo-key-0001', 'content-type': 'application/json' },
-    body: body && JSON.stringify(body),
-  });
-  return response.json();
-};
+const vigil = vigilClient({ root, dist, baseUrl: `http://127.0.0.1:${apiPort}`, apiKey: 'demo-key-0001' });
 const policy = model
   ? [model, model === 'opus' ? 'gemini' : 'opus', model, model === 'opus' ? 'gemini' : 'opus']
   : undefined;
-const created = await api('POST', '/v1/tasks', {
+const created = await vigil.tasks.create({
   kind: 'campaign_build',
   input: campaignBuildDemoInput({ adAccountId: ACCOUNT }),
   agent: {
@@ -142,7 +143,6 @@ const created = await api('POST', '/v1/tasks', {
     scripted: { crashAtStep: CRASH_AT_STEP, falseFinishAfter: FALSE_FINISH_AFTER },
   },
 });
-if (!created.id) throw new Error(`task creation failed: ${JSON.stringify(created)}`);
 line(
   `task ${cyan(created.id)} created: ${created.title} — exit criteria: ${created.exitCriteria.map((c) => `${c.check}=${c.expected}`).join(', ')}`,
 );
@@ -150,8 +150,7 @@ line(
 let task = created;
 let shownMessages = 0;
 const failedAttempts = retryLines({
-  baseUrl: `http://127.0.0.1:${apiPort}`,
-  apiKey: 'demo-key-0001',
+  client: vigil,
   taskId: created.id,
   describe: (entry) =>
     `↻  attempt ${entry.attempt} on ${entry.model} failed — ${
@@ -164,11 +163,11 @@ const failedAttempts = retryLines({
 const deadline = Date.now() + 110_000;
 while (!['completed', 'failed', 'cancelled'].includes(task.status) && Date.now() < deadline) {
   await new Promise((resolve) => setTimeout(resolve, 250));
-  task = await api('GET', `/v1/tasks/${created.id}`);
+  task = await vigil.tasks.get(created.id);
   progress(task);
   // The recovery notice waits for the lines of the failure it follows.
   if (failedAttempts.show(task, false)) continue;
-  const messages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
+  const messages = await vigil.tasks.messages(created.id, { limit: 100 });
   for (const message of (messages.data ?? []).slice(shownMessages))
     line(`✉  ${bold(message.kind)}: ${message.text}`);
   shownMessages = Math.max(shownMessages, (messages.data ?? []).length);
@@ -177,7 +176,7 @@ await new Promise((resolve) => setTimeout(resolve, 1500));
 // The stream ends after the task's terminal event: every recovery it had is known by then.
 await failedAttempts.close(1500);
 failedAttempts.show(task, true);
-const finalMessages = await api('GET', `/v1/tasks/${created.id}/messages?limit=100`);
+const finalMessages = await vigil.tasks.messages(created.id, { limit: 100 });
 for (const message of (finalMessages.data ?? []).slice(shownMessages))
   line(`✉  ${bold(message.kind)}: ${message.text}`);
 

@@ -11,6 +11,9 @@ const PINNED: Record<string, string> = {
   GLOBAL_SPEND_LIMIT_USD: '',
   REDLOCK_URLS: '',
   LOG_LEVEL: 'info',
+  // Traces off unless a bench turns them on (tracing.bench.ts).
+  OTEL_EXPORTER_OTLP_ENDPOINT: '',
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: '',
 };
 
 /**

@@ -1,6 +1,15 @@
 // The chaos run's verdict, computed from Redis and the sandbox after the storm.
 // `drained`: Worker pids sent SIGTERM (a deploy), with when; their tasks must not see a retry.
-export async function checkInvariants({ redis, keys, taskIds, sandbox, interval, drained = new Map() }) {
+// `redisFull`: the span `{from, to}` in which Redis was full and then settled, no other blow landing.
+export async function checkInvariants({
+  redis,
+  keys,
+  taskIds,
+  sandbox,
+  interval,
+  drained = new Map(),
+  redisFull,
+}) {
   const result = {
     tasksLost: 0,
     duplicateExternalObjects: 0,
@@ -10,6 +19,7 @@ export async function checkInvariants({ redis, keys, taskIds, sandbox, interval,
     progressUpdatesCloserThanHalfAnInterval: 0,
     tasksWithoutExactlyOneFinalMessage: 0,
     retriesOrRecoveryNoticesForDrainedWorkers: 0,
+    retriesOrRecoveriesForAFullRedis: 0,
   };
   const outcomes = {};
   for (const id of taskIds) {
@@ -41,6 +51,15 @@ export async function checkInvariants({ redis, keys, taskIds, sandbox, interval,
       );
     });
     result.retriesOrRecoveryNoticesForDrainedWorkers += drainedAttempts.length;
+    // A full Redis is survived: no attempt was ended as a dead, silent or hung one (so no retry and
+    // no recovery notice) while it was full or while the tasks it silenced were continued.
+    if (redisFull)
+      result.retriesOrRecoveriesForAFullRedis += history.filter(
+        (entry) =>
+          entry.at >= redisFull.from &&
+          entry.at <= redisFull.to &&
+          ['crashed', 'frozen', 'hung_call'].includes(entry.reason),
+      ).length;
     const actions = (await redis.lrange(keys.actions(id), 0, -1)).map((raw) => JSON.parse(raw));
     let latestAttempt = 0;
     for (const action of actions) {

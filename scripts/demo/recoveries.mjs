@@ -4,35 +4,16 @@
 import { line, yellow } from './render.mjs';
 
 /**
- * Follows `GET /v1/tasks/:id/events` (replayed from the task's creation, ended after its terminal
- * event). `recoveries` maps the attempt each recovery started to that event's data
- * (`{retryNumber, reason, completedUnits}`); `done` settles when the stream ends or is aborted.
+ * Follows the task's events through the typed client (replayed from the task's creation, ended
+ * after its terminal event, resumed with Last-Event-ID if the stream breaks). `recoveries` maps the
+ * attempt each recovery started to that event's data (`{retryNumber, reason, completedUnits}`);
+ * `done` settles when the stream ends or is aborted.
  */
-function followRecoveries(baseUrl, apiKey, taskId, signal) {
+function followRecoveries(client, taskId, signal) {
   const recoveries = new Map();
   const done = (async () => {
-    const response = await fetch(`${baseUrl}/v1/tasks/${taskId}/events`, {
-      headers: { authorization: `Bearer ${apiKey}`, accept: 'text/event-stream' },
-      signal,
-    });
-    if (!response.ok) throw new Error(`GET /v1/tasks/${taskId}/events answered ${response.status}`);
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of response.body) {
-      buffer += decoder.decode(chunk, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const frame = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = frame
-          .split('\n')
-          .filter((field) => field.startsWith('data: '))
-          .map((field) => field.slice('data: '.length))
-          .join('\n');
-        if (!data) continue;
-        const event = JSON.parse(data);
-        if (event.type === 'task.recovered') recoveries.set(event.attempt, event.data);
-      }
-    }
+    for await (const event of client.tasks.events(taskId, { signal }))
+      if (event.type === 'task.recovered') recoveries.set(event.attempt, event.data);
   })().catch((error) => {
     if (!signal?.aborted) throw error;
   });
@@ -69,9 +50,9 @@ function replayLine(recovery, attempt, totalUnits) {
  * replay line. `show(task, ended)` prints those ready and answers whether one still waits for its
  * event (a message after it waits too); `close(waitMs)` lets the stream end, at most that long.
  */
-export function retryLines({ baseUrl, apiKey, taskId, describe, onError }) {
+export function retryLines({ client, taskId, describe, onError }) {
   const following = new AbortController();
-  const { recoveries, done } = followRecoveries(baseUrl, apiKey, taskId, following.signal);
+  const { recoveries, done } = followRecoveries(client, taskId, following.signal);
   const ended = done.catch(onError);
   let shown = 0;
   return {

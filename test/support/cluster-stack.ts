@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import { MetaSandbox } from '@vigil/meta-sandbox';
+import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { masterNodes, scanKeys } from '@vigil/redis';
 import { LocalRedisCluster, RedisTestContext, VigilStack } from '@vigil/testing';
 
@@ -41,6 +42,51 @@ export class ClusterStack {
     await this.sandbox.close().catch(() => undefined);
     await this.ctx?.close().catch(() => undefined);
     await this.cluster?.stop();
+  }
+
+  /**
+   * A stack for the enclosing `describe`: started before its tests (named `name`, for the key
+   * prefix), closed after them.
+   */
+  static forSuite(name: string): ClusterStack {
+    const env = new ClusterStack();
+    beforeAll(() => env.start(name), 90_000);
+    afterAll(() => env.close());
+    return env;
+  }
+
+  /**
+   * Creates, through the API, `builds` campaign builds (each on its own ad account) and `noops` noop
+   * tasks with `noopInput`. Their ids, the builds first, and the builds' ad accounts. A refused create
+   * fails the test that asked for it.
+   */
+  async createBuildsAndNoops(
+    builds: number,
+    noops: number,
+    noopInput: { steps: number; stepMs: number },
+  ): Promise<{ ids: string[]; accounts: string[] }> {
+    const accounts = Array.from({ length: builds }, (_, n) => `act_${2_000_000 + n}`);
+    const bodies = [
+      ...accounts.map((adAccountId) => ({
+        kind: 'campaign_build',
+        input: campaignBuildDemoInput({ adAccountId }),
+      })),
+      ...Array.from({ length: noops }, () => ({ kind: 'noop', input: noopInput })),
+    ];
+    const ids: string[] = [];
+    for (const body of bodies) {
+      const created = await this.stack.api!.post('/v1/tasks', body);
+      if (created.status !== 201)
+        throw new Error(`POST /v1/tasks ${body.kind}: ${created.status} ${JSON.stringify(created.body)}`);
+      ids.push(created.body.id as string);
+    }
+    return { ids, accounts };
+  }
+
+  /** The ids GET /v1/tasks lists (read from every shard's index), sorted. */
+  async listedIds(): Promise<string[]> {
+    const listed = await this.stack.api!.get('/v1/tasks?limit=100');
+    return (listed.body.data as { id: string }[]).map((task) => task.id).sort();
   }
 
   /** The sandbox's objects of one ad account (`act_<digits>`), by type. */

@@ -4,6 +4,7 @@ import { BullBoardModule } from '@bull-board/nestjs';
 import { BullModule } from '@nestjs/bullmq';
 import { DynamicModule, Module } from '@nestjs/common';
 import type { AdminConfig, RedisConfig } from '@vigil/config';
+import { QUEUE_STREAMS } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
 import { basicAuth } from './admin-auth';
 import { AdminDashboardModule } from './dashboard/admin-dashboard.module';
@@ -34,7 +35,9 @@ export class AdminModule {
           ),
         // The notifier's webhook queues, registered here only so the board shows (and can retry) them.
         BullModule.registerQueue(
-          ...keys.allShards().map((shard) => ({ name: keys.webhookQueueName(shard) })),
+          ...keys
+            .allShards()
+            .map((shard) => ({ name: keys.webhookQueueName(shard), streams: QUEUE_STREAMS })),
         ),
         ...keys
           .allShards()

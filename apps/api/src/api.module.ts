@@ -15,6 +15,7 @@ import { ConversationsController } from './conversations.controller';
 import { RedisThrottlerStorage } from './limits/redis-throttler.storage';
 import { SseSlots } from './limits/sse-slots';
 import { TaskEventsController } from './task-events.controller';
+import { TaskArtifactsController } from './task-artifacts.controller';
 import { TasksController } from './tasks.controller';
 import { ToolsModule } from '@vigil/tools';
 
@@ -45,7 +46,13 @@ export class ApiModule {
           }),
         }),
       ],
-      controllers: [TasksController, TaskEventsController, ConversationsController, HumanAnswerController],
+      controllers: [
+        TasksController,
+        TaskArtifactsController,
+        TaskEventsController,
+        ConversationsController,
+        HumanAnswerController,
+      ],
       providers: [SseSlots, ApiMetrics],
     };
   }

@@ -32,7 +32,6 @@ import {
   CreateTaskDto,
   CreateTaskUseCase,
   GetTaskReportUseCase,
-  ListArtifactsUseCase,
   PauseTaskUseCase,
   ProvideInputDto,
   ProvideInputUseCase,
@@ -127,7 +126,6 @@ export class TasksController {
     private readonly logs: TaskLogs,
     private readonly getReport: GetTaskReportUseCase,
     private readonly listChildren: ListChildrenUseCase,
-    private readonly listArtifacts: ListArtifactsUseCase,
     private readonly reads: ReadableTasks,
     private readonly archives: ArchivedTasks,
   ) {}
@@ -262,15 +260,5 @@ export class TasksController {
   @ApiNotFoundResponse({ description: "no such task for this API key's tenant" })
   report(@Tenant() tenantId: string, @Param('id') id: string): Promise<string> {
     return this.getReport.execute(tenantId, id);
-  }
-
-  @Get(':id/artifacts')
-  @ApiOperation({
-    summary: "The task's artifacts (images and large outputs kept in the object store)",
-    description: 'An archived task answers the artifact list its archive kept.',
-  })
-  @ApiOkResponse({ description: 'the artifacts', schema: schemaRef('ArtifactList') })
-  async artifacts(@Tenant() tenantId: string, @Param('id') id: string) {
-    return { data: await this.listArtifacts.execute(tenantId, id) };
   }
 }

@@ -32,6 +32,7 @@ export const SECTION_FIELDS = {
     'maxActiveTasksPerTenant',
     'maxSseStreamsPerKey',
     'maxParallelChildren',
+    'visionMaxImages',
   ],
   models: [
     'firstModel',
@@ -65,8 +66,11 @@ export const SECTION_FIELDS = {
     's3Endpoint',
     's3ForcePathStyle',
     'maxInlineOutputBytes',
+    'maxArtifactBytes',
     'archiveBatchSize',
+    'finishedJobRetentionMs',
   ],
+  telemetry: ['otelEndpoint', 'otelProtocol', 'otelServiceName', 'otelCaptureContent'],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],
 } as const satisfies Record<string, readonly (keyof VigilConfig)[]>;
 
@@ -92,6 +96,8 @@ export type ToolsConfig = Section<'tools'>;
 export type KindsConfig = Section<'kinds'>;
 /** Retention, archives and the object store. */
 export type StorageConfig = Section<'storage'>;
+/** Traces: where they go and whether content is recorded (docs/observability.md). */
+export type TelemetryConfig = Section<'telemetry'>;
 /** Ports, the public base of links, logging. */
 export type ServerConfig = Section<'server'>;
 
@@ -112,6 +118,7 @@ export const ADMIN_CONFIG = Symbol('ADMIN_CONFIG');
 export const TOOLS_CONFIG = Symbol('TOOLS_CONFIG');
 export const KINDS_CONFIG = Symbol('KINDS_CONFIG');
 export const STORAGE_CONFIG = Symbol('STORAGE_CONFIG');
+export const TELEMETRY_CONFIG = Symbol('TELEMETRY_CONFIG');
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
 
 export const SECTION_TOKENS: { readonly [Name in SectionName]: symbol } = {
@@ -124,6 +131,7 @@ export const SECTION_TOKENS: { readonly [Name in SectionName]: symbol } = {
   tools: TOOLS_CONFIG,
   kinds: KINDS_CONFIG,
   storage: STORAGE_CONFIG,
+  telemetry: TELEMETRY_CONFIG,
   server: SERVER_CONFIG,
 };
 

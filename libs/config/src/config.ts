@@ -103,6 +103,8 @@ export interface VigilConfig {
   kindModules: string[];
   /** Children of one parent that run at once; the rest queue. */
   maxParallelChildren: number;
+  /** Images one model prompt carries at most, the newest; older ones become a one-line reference. */
+  visionMaxImages: number;
   /** The cheap model that routes conversation messages (a model id of either provider). */
   routerModel: string | undefined;
   /** Absolute base of links sent to users (human answer pages). */
@@ -121,11 +123,53 @@ export interface VigilConfig {
   s3ForcePathStyle: boolean;
   /** A tool output larger than this goes to the object store and is referenced from the record. */
   maxInlineOutputBytes: number;
+  /** An artifact (an image or file a tool returned) larger than this is not kept, nor served. */
+  maxArtifactBytes: number;
+  /** How long a completed slice or wake job stays in BullMQ (its dashboard's history). */
+  finishedJobRetentionMs: number;
   /** Expired tasks one sweep archives per shard before it yields. */
   archiveBatchSize: number;
+  /**
+   * Where traces go (docs/observability.md, "Pointing Vigil at a collector"):
+   * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT. Unset (or
+   * OTEL_SDK_DISABLED=true): tracing is off and the OpenTelemetry SDK is never loaded.
+   */
+  otelEndpoint: string | undefined;
+  /** OTEL_EXPORTER_OTLP_TRACES_PROTOCOL, else OTEL_EXPORTER_OTLP_PROTOCOL (http/protobuf, the spec's default). */
+  otelProtocol: OtelProtocol;
+  /** OTEL_SERVICE_NAME; unset, each app is `vigil-<app>`. */
+  otelServiceName: string | undefined;
+  /** OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT: prompts and tool arguments and results on spans. */
+  otelCaptureContent: boolean;
   logLevel: string;
   /** `json` (default, for machines) or `pretty` (for people: start:all uses it). */
   logFormat: 'json' | 'pretty';
+}
+
+export const OTEL_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+export type OtelProtocol = (typeof OTEL_PROTOCOLS)[number];
+
+/** The standard OTLP variables Vigil reads itself; the SDK reads the rest (headers, OTEL_BSP_*, timeouts). */
+function readOtel(
+  env: Env,
+): Pick<VigilConfig, 'otelEndpoint' | 'otelProtocol' | 'otelServiceName' | 'otelCaptureContent'> {
+  const disabled = readBool(env, 'OTEL_SDK_DISABLED', false);
+  const tracesEndpoint = readUrl(env, 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', undefined, ['http:', 'https:']);
+  const endpoint = readUrl(env, 'OTEL_EXPORTER_OTLP_ENDPOINT', undefined, ['http:', 'https:']);
+  const protocolVariable = readOptional(env, 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL')
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocol = readString(env, protocolVariable, 'http/protobuf');
+  if (!(OTEL_PROTOCOLS as readonly string[]).includes(protocol))
+    throw new ConfigError(
+      `${protocolVariable} must be ${OTEL_PROTOCOLS.join(' or ')} (grpc is not supported), got "${protocol}"`,
+    );
+  return {
+    otelEndpoint: disabled ? undefined : (tracesEndpoint ?? endpoint),
+    otelProtocol: protocol as OtelProtocol,
+    otelServiceName: readOptional(env, 'OTEL_SERVICE_NAME'),
+    otelCaptureContent: readBool(env, 'OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT', false),
+  };
 }
 
 const DEFAULT_API_KEYS = 'local:local-dev-key';
@@ -274,6 +318,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     toolsAllowPrivate: readBool(env, 'TOOLS_ALLOW_PRIVATE', false),
     kindModules: readList(env, 'VIGIL_KINDS', []),
     maxParallelChildren: readInt(env, 'MAX_PARALLEL_CHILDREN', 3, 1, 1000),
+    visionMaxImages: readInt(env, 'VISION_MAX_IMAGES', 3, 0, 20),
     routerModel: readOptional(env, 'ROUTER_MODEL'),
     publicBaseUrl: (
       readUrl(env, 'PUBLIC_BASE_URL', undefined, ['http:', 'https:']) ??
@@ -286,8 +331,11 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     s3Endpoint: readUrl(env, 'S3_ENDPOINT', undefined, ['http:', 'https:']),
     s3ForcePathStyle: readBool(env, 'S3_FORCE_PATH_STYLE', false),
     maxInlineOutputBytes: readInt(env, 'MAX_INLINE_OUTPUT_BYTES', 65_536, 1024, 64 * 1024 * 1024),
+    maxArtifactBytes: readInt(env, 'MAX_ARTIFACT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     archiveBatchSize: readInt(env, 'ARCHIVE_BATCH_SIZE', 50, 1, 10_000),
+    finishedJobRetentionMs: readInt(env, 'FINISHED_JOB_RETENTION_MS', 3_600_000, 1000, 30 * 86_400_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),
+    ...readOtel(env),
   };
 }

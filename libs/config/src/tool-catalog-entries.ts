@@ -14,8 +14,8 @@ export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 const PLACEHOLDER = /\{\{\s*([^}]*?)\s*\}\}/g;
 
-const STDIO_FIELDS = ['command', 'args', 'env', 'cwd', 'writes', 'timeoutMs'] as const;
-const HTTP_SERVER_FIELDS = ['url', 'headers', 'writes', 'timeoutMs'] as const;
+const STDIO_FIELDS = ['command', 'args', 'env', 'cwd', 'writes', 'timeoutMs', 'stateful', 'reads'] as const;
+const HTTP_SERVER_FIELDS = ['url', 'headers', 'writes', 'timeoutMs', 'stateful', 'reads'] as const;
 
 export function readMcpServer(reader: CatalogReader, name: string, value: unknown): McpServerEntry {
   const entry = `mcpServers.${name}`;
@@ -36,6 +36,7 @@ export function readMcpServer(reader: CatalogReader, name: string, value: unknow
       headers,
       writes,
       ...timeout(reader, json, entry),
+      ...sessionFields(reader, json, entry, writes),
     };
   }
   const json = reader.object(raw, entry, STDIO_FIELDS);
@@ -55,6 +56,26 @@ export function readMcpServer(reader: CatalogReader, name: string, value: unknow
     ...(cwd !== undefined ? { cwd } : {}),
     writes,
     ...timeout(reader, json, entry),
+    ...sessionFields(reader, json, entry, writes),
+  };
+}
+
+/** `stateful` and `reads` (docs/missions.md, "Stateful tool servers"), present only when given. */
+function sessionFields(
+  reader: CatalogReader,
+  json: Json,
+  entry: string,
+  writes: Record<string, McpWriteEntry>,
+): { stateful?: true; reads?: string[] } {
+  if (json.stateful !== undefined && typeof json.stateful !== 'boolean')
+    reader.fail(entry, '"stateful" must be true or false');
+  const reads = reader.strings(json, 'reads', entry);
+  const written = reads?.find((tool) => writes[tool] !== undefined);
+  if (written !== undefined)
+    reader.fail(entry, `"${written}" is among both "reads" and "writes": a tool is one or the other`);
+  return {
+    ...(json.stateful === true ? { stateful: true as const } : {}),
+    ...(reads?.length ? { reads } : {}),
   };
 }
 

@@ -78,6 +78,20 @@ function refusal(mutate: (catalog: Record<string, any>) => void, env: Record<str
 }
 
 describe('tool catalog (VIGIL_TOOLS)', () => {
+  it('keeps a stateful server and the tools it runs as reads (stdio and HTTP)', () => {
+    const json = valid();
+    json.mcpServers.browser = {
+      command: 'npx',
+      args: ['@playwright/mcp', '--headless'],
+      stateful: true,
+      reads: ['browser_navigate'],
+    };
+    json.mcpServers.crm.stateful = false;
+    const catalog = parse(json);
+    expect(catalog.mcpServers.browser).toMatchObject({ stateful: true, reads: ['browser_navigate'] });
+    expect(catalog.mcpServers.crm).not.toHaveProperty('stateful');
+  });
+
   it('parses a valid catalog, keeping ${VAR} templates and recording the variables', () => {
     const catalog = parse(valid());
     expect(catalog.mcpServers.files).toEqual({
@@ -93,6 +107,8 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
       timeoutMs: 5000,
     });
     expect(catalog.httpTools.get_ticket.method).toBe('GET');
+    expect(catalog.mcpServers.crm).not.toHaveProperty('stateful');
+    expect(catalog.mcpServers.crm).not.toHaveProperty('reads');
     expect(catalog.httpTools.get_ticket.write).toBe(false);
     expect(catalog.variables).toEqual(['CRM_TOKEN', 'FILES_ROOT']);
     expect(catalog.tenants.acme.conversationDefaults?.tools).toEqual([
@@ -165,6 +181,21 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
       'a timeout below 10 ms',
       (c) => (c.mcpServers.crm.timeoutMs = 5),
       'mcpServers.crm: "timeoutMs" must be an integer',
+    ],
+    [
+      'a stateful that is not a boolean',
+      (c) => (c.mcpServers.files.stateful = 'yes'),
+      'mcpServers.files: "stateful" must be true or false',
+    ],
+    [
+      'reads that are not strings',
+      (c) => (c.mcpServers.files.reads = [1]),
+      'mcpServers.files: "reads" must be an array of strings',
+    ],
+    [
+      'a tool among both reads and writes',
+      (c) => (c.mcpServers.crm.reads = ['create_lead']),
+      'mcpServers.crm: "create_lead" is among both "reads" and "writes"',
     ],
     [
       'an unknown writes field',

@@ -17,6 +17,16 @@ export interface McpWriteEntry {
 interface McpServerCommon {
   writes: Record<string, McpWriteEntry>;
   timeoutMs?: number;
+  /**
+   * The server holds state between calls that its restart loses (a browser's open pages and
+   * logins): after one, the next prompt says so (docs/missions.md, "Stateful tool servers").
+   */
+  stateful?: true;
+  /**
+   * Tools of the server run as reads whatever their hints say: never journalled, repeated when
+   * asked (a browser's navigation, which a restarted browser must be able to make again).
+   */
+  reads?: string[];
 }
 
 export interface StdioServerEntry extends McpServerCommon {

@@ -13,6 +13,7 @@ import { StopTaskUseCase } from './stop-task.use-case';
 import { StartChildTaskUseCase } from './start-child-task.use-case';
 import { ListChildrenUseCase } from './list-children.use-case';
 import { ListArtifactsUseCase } from './list-artifacts.use-case';
+import { GetArtifactUseCase } from './get-artifact.use-case';
 import { TaskLogs } from './task-logs';
 
 const USE_CASES = [
@@ -26,6 +27,7 @@ const USE_CASES = [
   StartChildTaskUseCase,
   ListChildrenUseCase,
   ListArtifactsUseCase,
+  GetArtifactUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

@@ -26,7 +26,7 @@ export class ExitCriterionDto {
   @ApiProperty({
     maxLength: 64,
     description:
-      "a check of the task's kind: all_steps_recorded (noop), tool_result, http_json, findings_count, children_completed (mission), …",
+      "a check of the task's kind: all_steps_recorded (noop), tool_result, http_json, findings_count, children_completed, artifact_exists (mission), …",
     example: 'tool_result',
   })
   @IsString()

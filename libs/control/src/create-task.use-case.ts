@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { KindBinder, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { SliceQueue } from '@vigil/queue';
 import {
+  ArchivedTasks,
+  archivedTaskRecord,
   type ChildPlacement,
+  IdempotencyConflictError,
   ChildTaskRepository,
   InvalidIdempotencyKeyError,
   IllegalTransitionError,
@@ -15,6 +18,7 @@ import {
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
 import { CODE_VERSION } from '@vigil/platform';
+import { GEN_AI, NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import type { CreateTaskDto } from './create-task.dto';
 import { CREATION_SETTINGS, type CreationSettings } from './creation-settings';
 import { assertWebhookTarget } from '@vigil/notify';
@@ -55,9 +59,55 @@ export class CreateTaskUseCase {
     @Inject(CREATION_SETTINGS) private readonly config: CreationSettings,
     private readonly children: ChildTaskRepository,
     private readonly lifecycle: TaskLifecycle,
+    private readonly archived: ArchivedTasks,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {}
 
   async execute(
+    tenantId: string,
+    dto: CreateTaskDto,
+    idempotencyKey?: string,
+    child?: ChildCreation,
+  ): Promise<CreateTaskResult> {
+    const startedAt = Date.now();
+    const result = await this.create(tenantId, dto, idempotencyKey, child);
+    if (result.created && this.tracing.enabled) this.traceCreation(result.task, startedAt);
+    return result;
+  }
+
+  /**
+   * The task's trace begins here (docs/observability.md, "One trace per task"): its root span, ids
+   * derived from the task id, and attempt 1's span under it. A replayed Idempotency-Key made
+   * nothing and adds nothing.
+   */
+  private traceCreation(task: TaskRecord, startedAt: number): void {
+    const attributes = {
+      [VIGIL.taskId]: task.id,
+      [VIGIL.tenantId]: task.tenantId,
+      [VIGIL.kind]: task.kind,
+      [VIGIL.parentTaskId]: task.parentId ?? undefined,
+      [GEN_AI.conversationId]: task.conversationId ?? undefined,
+    };
+    const root = this.tracing.startTaskRoot(task.id, 'task.create', {
+      kind: 'server',
+      startTime: startedAt,
+      attributes: { ...attributes, 'vigil.task.budget_usd': task.budgetUsd },
+      ...(task.parentId ? { linkedTasks: [task.parentId] } : {}),
+    });
+    this.tracing
+      .startAttempt(task.id, 1, {
+        attributes: {
+          ...attributes,
+          [VIGIL.attempt]: 1,
+          [VIGIL.attemptReason]: 'created',
+          [VIGIL.model]: task.model,
+        },
+      })
+      .end();
+    root.end();
+  }
+
+  private async create(
     tenantId: string,
     dto: CreateTaskDto,
     idempotencyKey?: string,
@@ -84,6 +134,15 @@ export class CreateTaskUseCase {
       idempotencyKey || child ? createHash('sha256').update(canonicalJson(dto)).digest('hex') : '';
     const id = this.idFor(tenantId, parent, idempotencyKey, child);
 
+    // A repeat of a request whose task has left Redis for the archive is answered from there, never
+    // created again under the same id (docs/api.md, "Archived tasks").
+    if (idempotencyKey) {
+      const archived = await this.archived.find(tenantId, id);
+      if (archived) {
+        if (archived.record.requestHash !== requestHash) throw new IdempotencyConflictError(id);
+        return { task: archivedTaskRecord(archived), created: false };
+      }
+    }
     await this.assertActiveTaskRoom(tenantId, id, idempotencyKey);
 
     const { task, created } = await this.tasks.create(

@@ -15,3 +15,4 @@ export * from './active-task-limit';
 export * from './start-child-task.use-case';
 export * from './list-children.use-case';
 export * from './list-artifacts.use-case';
+export * from './get-artifact.use-case';

@@ -1,17 +1,15 @@
 import { Injectable } from '@nestjs/common';
-import { ReadableTasks } from '@vigil/tasks';
+import { type ArtifactEntry, ArtifactList } from '@vigil/tasks';
 
 /**
- * `GET /v1/tasks/:id/artifacts` for a task of this tenant: an archived task answers the artifact
- * list its archive kept, entries as stored. Redis keeps no artifact list of a live task yet, so a
- * live task answers none.
+ * `GET /v1/tasks/:id/artifacts` for a task of this tenant (docs/api.md, "Artifacts"): its artifact
+ * list, live from Redis or, for an archived task, from its archive; entries as stored, oldest first.
  */
 @Injectable()
 export class ListArtifactsUseCase {
-  constructor(private readonly reads: ReadableTasks) {}
+  constructor(private readonly artifacts: ArtifactList) {}
 
-  async execute(tenantId: string, taskId: string): Promise<unknown[]> {
-    const { archive } = await this.reads.find(tenantId, taskId);
-    return (archive?.artifacts ?? []).map((entry) => JSON.parse(entry) as unknown);
+  execute(tenantId: string, taskId: string): Promise<ArtifactEntry[]> {
+    return this.artifacts.forTenant(tenantId, taskId);
   }
 }

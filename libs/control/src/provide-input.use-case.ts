@@ -1,4 +1,4 @@
-import { Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional, IsString, MaxLength, MinLength } from 'class-validator';
 import {
@@ -12,6 +12,7 @@ import {
   WriteJournal,
   type TaskStatus,
 } from '@vigil/tasks';
+import { NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import { applyControl, taskToControl } from './control-refusal';
 
 export const RESOLUTIONS = ['done', 'not_done'] as const;
@@ -70,6 +71,7 @@ export class ProvideInputUseCase {
     private readonly lifecycle: TaskLifecycle,
     private readonly journal: WriteJournal,
     private readonly reads: ReadableTasks,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {}
 
   async execute(tenantId: string, taskId: string, dto: ProvideInputDto): Promise<TaskRecord> {
@@ -95,6 +97,32 @@ export class ProvideInputUseCase {
         ...(dto.resolution ? { resolution: dto.resolution } : {}),
       }),
     );
+    this.traceWait(task, dto);
     return this.tasks.getForTenant(taskId, tenantId);
+  }
+
+  /**
+   * The wait, from when the task stopped for a person (its last status change) to this answer, as
+   * one span of the attempt that asked (docs/observability.md, "Spans and attributes").
+   */
+  private traceWait(task: TaskRecord, dto: ProvideInputDto): void {
+    if (!this.tracing.enabled) return;
+    this.tracing
+      .start(
+        'vigil.human_wait',
+        { taskId: task.id, attempt: task.attempt },
+        {
+          startTime: task.updatedAt,
+          attributes: {
+            [VIGIL.taskId]: task.id,
+            [VIGIL.attempt]: task.attempt,
+            [VIGIL.humanReason]: task.statusReason ?? undefined,
+            [VIGIL.humanResolution]: dto.resolution,
+            [VIGIL.humanQuestion]: this.tracing.content(task.humanQuestion),
+            'vigil.human.answer': this.tracing.content(dto.text),
+          },
+        },
+      )
+      .end();
   }
 }

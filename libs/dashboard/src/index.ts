@@ -7,6 +7,7 @@ export * from './html/escape';
 export * from './html/layout';
 export * from './html/board-html';
 export * from './html/task-html';
+export * from './html/artifact-html';
 export * from './html/task-row-html';
 export * from './assets/dashboard-script';
 export * from './assets/dashboard-style';

@@ -6,6 +6,8 @@ import { REDIS, RedisKeys } from '@vigil/redis';
 import {
   ActionRecord,
   ArchivedTasks,
+  ArtifactEntry,
+  decodeArtifactEntries,
   archivedTaskRecord,
   CheckResult,
   ExitCriterion,
@@ -52,6 +54,8 @@ export interface TaskDetails {
   actions: LogTail<ActionRecord>;
   findings: LogTail<unknown>;
   messages: LogTail<UserMessage>;
+  /** The newest LOG_TAIL entries of the task's artifact list: what its thumbnails show. */
+  artifacts: ArtifactEntry[];
   verification: { rows: VerificationRow[]; at: number | null; passed: boolean | null };
   /** `children{total, running, done}` once tasks have children (absent until then). */
   children: unknown;
@@ -66,6 +70,7 @@ interface StoredLogs {
   actions: LogTail<string>;
   findings: LogTail<string>;
   messages: LogTail<string>;
+  artifacts: readonly string[];
   fromArchive: boolean;
 }
 
@@ -123,15 +128,17 @@ export class TaskDetailsReader {
       total: tail.total,
     });
     const { events, complete } = await this.events(task);
+    const artifacts = decodeArtifactEntries(stored.artifacts);
     const allows = (states: readonly TaskStatus[]) => !stored.fromArchive && states.includes(task.status);
     return {
       task,
       row: toTaskRow(task, now, this.clocks.staleAfterMs),
-      timeline: buildTimeline(task, events),
+      timeline: buildTimeline(task, events, artifacts),
       timelineComplete: complete,
       actions: parse<ActionRecord>(stored.actions),
       findings: parse<unknown>(stored.findings),
       messages: parse<UserMessage>(stored.messages),
+      artifacts,
       verification: {
         rows: verificationRows(task.exitCriteria, task.verification?.checks),
         at: task.verification?.at ?? null,
@@ -164,8 +171,9 @@ export class TaskDetailsReader {
       .lrange(this.keys.findings(taskId), -LOG_TAIL, -1)
       .llen(this.keys.messages(taskId))
       .lrange(this.keys.messages(taskId), -LOG_TAIL, -1)
+      .lrange(this.keys.artifacts(taskId), -LOG_TAIL, -1)
       .exec()) as [Error | null, unknown][];
-    const [actionCount, actions, findingCount, findings, messageCount, messages] = replies.map(
+    const [actionCount, actions, findingCount, findings, messageCount, messages, artifacts] = replies.map(
       ([error, value]) => {
         if (error) throw error;
         return value;
@@ -176,6 +184,7 @@ export class TaskDetailsReader {
       actions: { entries: actions as string[], total: Number(actionCount) },
       findings: { entries: findings as string[], total: Number(findingCount) },
       messages: { entries: messages as string[], total: Number(messageCount) },
+      artifacts: artifacts as string[],
       fromArchive: false,
     };
   }
@@ -193,6 +202,7 @@ export class TaskDetailsReader {
       actions: tailOf(archive.actions),
       findings: tailOf(archive.findings),
       messages: tailOf(archive.messages),
+      artifacts: archive.artifacts.slice(-LOG_TAIL),
       fromArchive: true,
     };
   }

@@ -1,5 +1,5 @@
 import type { TaskEvent } from '@vigil/events';
-import type { TaskRecord } from '@vigil/tasks';
+import type { ArtifactEntry, TaskRecord } from '@vigil/tasks';
 
 /** Events that are steps of work, not changes of state: the action log shows those. */
 const NOT_TRANSITIONS = new Set(['task.progress', 'task.message', 'task.finding']);
@@ -9,13 +9,17 @@ const REASON_FIELDS = ['reason', 'detail', 'by', 'model', 'provider', 'statusRea
 
 export interface TimelineEntry {
   at: number;
-  /** `transition` from the event stream; `retry` from the record's retryHistory. */
-  source: 'transition' | 'retry';
+  /**
+   * `transition` from the event stream; `retry` from the record's retryHistory; `artifact` from the
+   * task's artifact list (a screenshot the agent took: the page shows its thumbnail).
+   */
+  source: 'transition' | 'retry' | 'artifact';
   what: string;
   from: string | null;
   to: string | null;
   attempt: number;
   reason: string | null;
+  artifact?: ArtifactEntry;
 }
 
 /** Whichever of REASON_FIELDS the event's data has, whatever its type. */
@@ -30,10 +34,15 @@ function reasonOf(data: TaskEvent['data']): string | null {
 }
 
 /**
- * A task's history as an operator reads it: each change of state from its events, and each failed
- * attempt from `retryHistory` (which survives the event stream's cap), oldest first.
+ * A task's history as an operator reads it: each change of state from its events, each failed
+ * attempt from `retryHistory` (which survives the event stream's cap), and each artifact the task
+ * kept (its screenshots, screen by screen), oldest first.
  */
-export function buildTimeline(task: TaskRecord, events: TaskEvent[]): TimelineEntry[] {
+export function buildTimeline(
+  task: TaskRecord,
+  events: TaskEvent[],
+  artifacts: readonly ArtifactEntry[] = [],
+): TimelineEntry[] {
   const entries: TimelineEntry[] = events
     .filter((event) => event.taskId === task.id && !NOT_TRANSITIONS.has(event.type))
     .map((event) => ({
@@ -62,5 +71,17 @@ export function buildTimeline(task: TaskRecord, events: TaskEvent[]): TimelineEn
         .filter(Boolean)
         .join(' · '),
     });
-  return entries.sort((a, b) => a.at - b.at || (a.source === b.source ? 0 : a.source === 'retry' ? -1 : 1));
+  for (const artifact of artifacts)
+    entries.push({
+      at: Date.parse(artifact.createdAt) || 0,
+      source: 'artifact',
+      what: `${artifact.tool} #${artifact.step}`,
+      from: null,
+      to: null,
+      attempt: 0,
+      reason: null,
+      artifact,
+    });
+  const rank = { retry: 0, transition: 1, artifact: 2 } as const;
+  return entries.sort((a, b) => a.at - b.at || rank[a.source] - rank[b.source]);
 }

@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
-import { RedisKeys } from '@vigil/redis';
+import { isOutOfMemory, RedisKeys } from '@vigil/redis';
 import { parseTaskEvent, TaskEvent } from './task-event';
 
 export interface StreamConsumerOptions {
@@ -67,8 +67,17 @@ export class StreamConsumer {
         'MKSTREAM',
       );
     } catch (error) {
-      if (!String(error).includes('BUSYGROUP')) throw error;
+      if (String(error).includes('BUSYGROUP')) return;
+      // A full Redis refuses XGROUP CREATE before it looks (docs/operations.md, "A full Redis"):
+      // a group that exists already is all a start needs, and XINFO is a read.
+      if (isOutOfMemory(error) && (await this.groupExists(shard))) return;
+      throw error;
     }
+  }
+
+  private async groupExists(shard: number): Promise<boolean> {
+    const groups = (await this.redis.xinfo('GROUPS', this.keys.events(shard))) as unknown[][];
+    return groups.some((group) => group[group.indexOf('name') + 1] === this.options.group);
   }
 
   private async loop(shard: number, connection: Redis): Promise<void> {

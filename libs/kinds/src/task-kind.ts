@@ -1,7 +1,14 @@
 import type { ModelName, VigilConfig } from '@vigil/config';
 import { DomainError } from '@vigil/tasks';
-import type { ActionRecord, AgentOptions, CheckResult, ExitCriterion, Finding } from '@vigil/tasks';
-import type { ToolGateway } from '@vigil/tools';
+import type {
+  ActionRecord,
+  AgentOptions,
+  ArtifactEntry,
+  CheckResult,
+  ExitCriterion,
+  Finding,
+} from '@vigil/tasks';
+import type { ToolBinary, ToolGateway } from '@vigil/tools';
 
 /** JSON Schema of a tool's arguments, as model APIs take it. */
 export type JsonSchema = Record<string, unknown>;
@@ -52,16 +59,23 @@ export interface ToolContext<Input = unknown> {
   services: KindServices;
   /** The external system reported progress on the call in flight: counts as a heartbeat. */
   onProgress?: () => void;
+  /** W3C `traceparent` of the call's span when traces are on: sent with outgoing requests (docs/observability.md). */
+  traceparent?: string;
 }
 
 /**
  * A tool's result in two parts: what is saved as the step's output (and journalled for a write),
  * and what the model is shown of it. A tool returning anything else has that value as both.
+ * `binaries`: the bytes of the images and files `saved` refers to as `{artifact: {...}}`, which the
+ * Worker keeps in the object store (docs/api.md, "Artifacts").
  */
 export class ToolOutput {
   constructor(
     readonly saved: unknown,
     readonly shown: string,
+    readonly binaries?: readonly ToolBinary[],
+    /** The session of the stateful server that answered (KindTool.statefulServer). */
+    readonly session?: string,
   ) {}
 }
 
@@ -81,6 +95,11 @@ export interface KindTool<Input = unknown> {
   repeatableWrite?: boolean;
   /** This tool's call deadline, when it differs from TOOL_CALL_TIMEOUT_MS. */
   timeoutMs?: number;
+  /**
+   * The tool's server holds state a restart loses (docs/missions.md, "Stateful tool servers"):
+   * its name, and the session this process holds with it now (null: none yet).
+   */
+  statefulServer?: { name: string; session(): string | null };
   /** The logical step a call performs; throws ToolArgumentError for arguments that name none. */
   stepKey(args: Record<string, unknown>, input: Input): string;
   execute(args: Record<string, unknown>, context: ToolContext<Input>): Promise<unknown>;
@@ -110,6 +129,8 @@ export interface CheckContext<Input = unknown> {
   services: KindServices;
   /** The task's children, oldest first (docs/missions.md, "Child missions"); absent: none read. */
   children?: readonly { id: string; title: string; status: string }[];
+  /** The task's artifact list, oldest first (docs/api.md, "Artifacts"); absent: none read. */
+  artifacts?: readonly ArtifactEntry[];
 }
 
 /** Runs one exit criterion against the external system or the runtime's record, never the Worker's claims. */

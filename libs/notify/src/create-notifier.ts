@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
 import { settingsOf, type ConfigSections } from '@vigil/config';
 import { RedisKeys } from '@vigil/redis';
+import type { Tracing } from '@vigil/telemetry';
 import {
   MessageLog,
   TASK_SETTING_FIELDS,
@@ -26,18 +27,19 @@ export type NotifierSections = Pick<ConfigSections, 'redis' | 'clocks' | 'limits
 /**
  * Wires one notifier from a Redis connection and the config sections it reads. Plain constructors,
  * so the Nest module, tests and the bench build exactly the same object graph. `registry`: where the
- * webhook metrics go. Each part gets only its sections.
+ * webhook metrics go; `tracing`: where each delivery's span goes. Each part gets only its sections.
  */
 export function createNotifier(
   redis: Redis,
   keys: RedisKeys,
   sections: NotifierSections,
   registry?: Registry,
+  tracing?: Tracing,
 ): Notifier {
   const log = new MessageLog(redis, keys);
   const queues = new WebhookQueues(sections.redis, sections.webhooks, keys);
   const outbox = new DeliveryOutbox(redis, keys, [new WebhookChannel(queues, sections.webhooks)]);
-  const reports = new TaskReportReader(new TaskContextStore(redis, keys));
+  const reports = new TaskReportReader(new TaskContextStore(redis, keys), sections.server);
   const handler = new EventHandler(
     new TaskRepository(redis, keys, settingsOf(TASK_SETTING_FIELDS, sections.clocks, sections.limits)),
     log,
@@ -54,7 +56,7 @@ export function createNotifier(
       keys,
       sections.redis,
       sections.webhooks,
-      new WebhookSender(sections.webhooks),
+      new WebhookSender(sections.webhooks, tracing),
       registry && new WebhookMetrics(registry, redis, keys),
     ),
     queues,

@@ -15,6 +15,7 @@ import {
 } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { REDIS, RedisKeys } from '@vigil/redis';
+import { TRACING, type Tracing } from '@vigil/telemetry';
 import { createNotifier } from './create-notifier';
 import { Notifier } from './notifier';
 
@@ -32,6 +33,7 @@ import { Notifier } from './notifier';
         WEBHOOKS_CONFIG,
         SERVER_CONFIG,
         METRICS_REGISTRY,
+        TRACING,
       ],
       useFactory: (
         redis: Redis,
@@ -42,7 +44,15 @@ import { Notifier } from './notifier';
         webhooks: WebhookConfig,
         server: ServerConfig,
         registry: Registry,
-      ) => createNotifier(redis, keys, { redis: redisConfig, clocks, limits, webhooks, server }, registry),
+        tracing: Tracing,
+      ) =>
+        createNotifier(
+          redis,
+          keys,
+          { redis: redisConfig, clocks, limits, webhooks, server },
+          registry,
+          tracing,
+        ),
     },
   ],
   exports: [Notifier],

@@ -2,12 +2,14 @@
  * The object store's layout (docs/operations.md, "The object store"):
  *   archive/<tenant>/<task id>.json.gz
  *   artifacts/<tenant>/<task id>/<sha256>
+ *   doctor/probe-<nonce>                      (written, read back and deleted by `vigil doctor`)
  * Every part is checked against a strict pattern before it becomes a key, so a crafted id can never
  * reach outside the store's root or into another tenant's prefix, whatever the driver.
  */
 const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const TASK_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const SHA256 = /^[0-9a-f]{64}$/;
+const PROBE_NONCE = /^[0-9a-f]{8,64}$/;
 
 export class InvalidObjectKeyError extends Error {
   constructor(what: string, value: string) {
@@ -46,5 +48,10 @@ export const ObjectKeys = {
   /** Every artifact of one task, ending in a slash. */
   artifactPrefix(tenantId: string, taskId: string): string {
     return `artifacts/${checked('tenant id', tenantId, TENANT_ID)}/${checked('task id', taskId, TASK_ID)}/`;
+  },
+
+  /** A probe object `vigil doctor` writes, reads back and deletes to prove the store works. */
+  doctorProbe(nonce: string): string {
+    return `doctor/probe-${checked('probe nonce', nonce, PROBE_NONCE)}`;
   },
 };

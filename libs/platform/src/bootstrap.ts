@@ -3,6 +3,7 @@ import type { DynamicModule, INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { Logger as PinoNestLogger } from 'nestjs-pino';
 import { ConfigError, loadConfig, providersInUse, VigilConfig } from '@vigil/config';
+import { TRACING, type Tracing } from '@vigil/telemetry';
 import { CODE_VERSION } from './code-version';
 import { installSecretScrubbing } from './secrets';
 
@@ -66,8 +67,8 @@ export async function bootstrap(options: BootstrapOptions): Promise<INestApplica
 
 /**
  * SIGTERM/SIGINT close the app (Nest's shutdown hooks drain a Worker's slices, then close queues,
- * Redis and HTTP) and exit 0; a shutdown that hangs is cut off after the drain deadline plus 15 s
- * with exit 1.
+ * Redis and HTTP), export the spans still buffered (the drain's own among them), and exit 0; a
+ * shutdown that hangs is cut off after the drain deadline plus 15 s with exit 1.
  */
 function exitCleanlyOnSignals(app: INestApplication, name: string, drainTimeoutMs: number): void {
   let closing = false;
@@ -82,8 +83,10 @@ function exitCleanlyOnSignals(app: INestApplication, name: string, drainTimeoutM
       process.exit(1);
     }, limitMs);
     force.unref();
+    const tracing = app.get<Tracing>(TRACING);
     app
       .close()
+      .then(() => flushTraces(tracing, name))
       .then(() => process.exit(0))
       .catch((error: unknown) => {
         process.stderr.write(`vigil-${name}: shutdown failed: ${String(error)}\n`);
@@ -92,4 +95,13 @@ function exitCleanlyOnSignals(app: INestApplication, name: string, drainTimeoutM
   };
   process.once('SIGTERM', shutdown);
   process.once('SIGINT', shutdown);
+}
+
+/** The last spans go out before the exit; an unreachable collector costs the exporter's timeout, never the exit. */
+async function flushTraces(tracing: Tracing, name: string): Promise<void> {
+  try {
+    await tracing.shutdown();
+  } catch (error) {
+    process.stderr.write(`vigil-${name}: exporting the last spans failed: ${String(error)}\n`);
+  }
 }

@@ -2,8 +2,10 @@ import { DynamicModule, Inject, MiddlewareConsumer, Module, NestModule, RequestM
 import type { Registry } from 'prom-client';
 import { TerminusModule } from '@nestjs/terminus';
 import { LoggerModule } from 'nestjs-pino';
-import { SECTION_TOKENS, sectionProviders, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
+import { SECTION_TOKENS, sectionProviders, sectionsOf, VIGIL_CONFIG, VigilConfig } from '@vigil/config';
 import { RedisModule } from '@vigil/redis';
+import { createTracing, TRACING } from '@vigil/telemetry';
+import { CODE_VERSION } from './code-version';
 import { HealthController } from './health.controller';
 import { RedisHealthIndicator } from './redis.health';
 import { MetricsController } from './metrics.controller';
@@ -12,7 +14,7 @@ import { METRICS_REGISTRY, createMetricsRegistry } from './metrics';
 import { httpMetricsMiddleware } from './http-metrics';
 import { installSecretScrubbing, REDACT_PATHS, REDACTED } from './secrets';
 
-/** What every app shares: config, Redis, structured logs, /health, /metrics and /version. */
+/** What every app shares: config, Redis, structured logs, traces, /health, /metrics and /version. */
 @Module({})
 export class PlatformModule implements NestModule {
   constructor(@Inject(METRICS_REGISTRY) private readonly registry: Registry) {}
@@ -59,9 +61,21 @@ export class PlatformModule implements NestModule {
         // Each concern injects only its section (docs/operations.md, "Configuration sections").
         ...sectionProviders(config),
         { provide: METRICS_REGISTRY, useFactory: () => createMetricsRegistry(app) },
+        // Off (the no-op, no SDK loaded) unless an OTLP endpoint is set (docs/observability.md).
+        {
+          provide: TRACING,
+          useFactory: () =>
+            createTracing(sectionsOf(config).telemetry, { app, version: CODE_VERSION.label, scrub }),
+        },
         RedisHealthIndicator,
       ],
-      exports: [VIGIL_CONFIG, ...Object.values(SECTION_TOKENS), METRICS_REGISTRY, RedisHealthIndicator],
+      exports: [
+        VIGIL_CONFIG,
+        ...Object.values(SECTION_TOKENS),
+        METRICS_REGISTRY,
+        TRACING,
+        RedisHealthIndicator,
+      ],
     };
   }
 

@@ -23,6 +23,17 @@ describe('secret scrubbing', () => {
     expect(scrub(`?s=${encodeURIComponent('hook secret/1')}`)).toBe(`?s=${REDACTED}`);
   });
 
+  it('replaces the values of the OTLP exporter headers, a backend key among them', () => {
+    const values = secretValues({
+      OTEL_EXPORTER_OTLP_HEADERS: 'x-honeycomb-team=hc-key-123456,dataset=vigil-traces',
+      OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'authorization=Basic%20dXNlcjpwYXNz',
+    });
+    const scrub = secretScrubber(values);
+    expect(scrub('sent hc-key-123456 to vigil-traces')).toBe('sent [redacted] to [redacted]');
+    expect(scrub('header Basic dXNlcjpwYXNz')).toBe('header [redacted]');
+    expect(scrub('x-honeycomb-team')).toBe('x-honeycomb-team');
+  });
+
   it('replaces the Basic credentials of the admin password', () => {
     const basic = Buffer.from('admin:board-pass').toString('base64');
     expect(scrub(`authorization: Basic ${basic}`)).toBe(`authorization: Basic ${REDACTED}`);

@@ -21,6 +21,12 @@ const SECRET_VARIABLES = [
 /** Variables holding URLs whose user and password are secrets. */
 const URL_VARIABLES = ['REDIS_URL', 'REDLOCK_URLS', 'REDIS_CLUSTER_NODES'];
 
+/**
+ * OTLP exporter headers (`key=value,…`, W3C Baggage form): a backend's API key travels there, so
+ * every value is a secret (docs/observability.md, "Pointing Vigil at a collector").
+ */
+const OTLP_HEADER_VARIABLES = ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS'];
+
 /** pino redaction paths: request and response fields that carry credentials. */
 export const REDACT_PATHS = [
   'req.headers.authorization',
@@ -48,6 +54,11 @@ export function secretValues(env: Record<string, string | undefined>): string[] 
   for (const name of SECRET_VARIABLES) add(env[name]?.trim());
   // API_KEYS is `tenant:key,…`: the keys are secret, the tenant names are not.
   for (const entry of (env.API_KEYS ?? '').split(',')) add(entry.trim().split(':')[1]);
+  for (const name of OTLP_HEADER_VARIABLES)
+    for (const pair of (env[name] ?? '').split(',')) {
+      const value = pair.slice(pair.indexOf('=') + 1).trim();
+      if (pair.includes('=')) add(safeDecode(value));
+    }
   const admin = env.ADMIN_PASSWORD?.trim();
   if (admin) add(Buffer.from(`admin:${admin}`).toString('base64'));
   for (const name of URL_VARIABLES) {

@@ -32,6 +32,18 @@ export const SLICE_JOB_RETENTION: JobRetention = {
 /** Wake-ups: as slice jobs; the indexes, not the jobs, say which task needs a decision. */
 export const WAKE_JOB_RETENTION: JobRetention = SLICE_JOB_RETENTION;
 
+/** A retention whose completed jobs stay `ms` (FINISHED_JOB_RETENTION_MS), failed ones at least as long. */
+export function withCompletedAge(retention: JobRetention, ms: number): JobRetention {
+  const age = Math.max(1, Math.ceil(ms / 1000));
+  return {
+    completed: { ...retention.completed, age },
+    failed: {
+      ...retention.failed,
+      age: Math.max(age, 'age' in retention.failed ? (retention.failed.age ?? 0) : 0),
+    },
+  };
+}
+
 /** The BullMQ job options of a retention. */
 export function removalOptions(retention: JobRetention): {
   removeOnComplete: KeepJobs;
@@ -43,3 +55,12 @@ export function removalOptions(retention: JobRetention): {
 /** Injection tokens: a module may keep finished jobs for another time (tests use a short one). */
 export const SLICE_RETENTION = Symbol('SLICE_RETENTION');
 export const WAKE_RETENTION = Symbol('WAKE_RETENTION');
+
+/**
+ * Every queue's BullMQ event stream (`<queue>:events`: added, active, completed… per job) is capped
+ * at this many entries. Nothing in Vigil reads it (no QueueEvents; the task's own events are on the
+ * shard's stream), so it is kept short: a fixed ~0.1 MB per queue instead of BullMQ's default 10,000
+ * entries. Every Queue opened on a name must pass it: BullMQ stores the cap in the queue's meta hash
+ * when a Queue starts, so the last one to start sets it.
+ */
+export const QUEUE_STREAMS = { events: { maxLen: 1_000 } } as const;

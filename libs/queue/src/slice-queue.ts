@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { JobsOptions, Queue } from 'bullmq';
 import { RedisKeys } from '@vigil/redis';
+import { storeFullOf } from '@vigil/tasks';
 import { JobRetention, removalOptions, SLICE_JOB_RETENTION, SLICE_RETENTION } from './job-retention';
 import { SLICE_JOB_NAME, SLICE_JOB_OPTIONS, SliceJob, sliceJobId } from './slice-job';
 
@@ -23,12 +24,17 @@ export class SliceQueue {
     return this.queues[this.keys.shardOf(taskId)];
   }
 
+  /** A full Redis refuses the job as StoreFullError (docs/operations.md, "A full Redis"). */
   async publish(job: SliceJob): Promise<string> {
-    const added = await this.queueFor(job.taskId).add(SLICE_JOB_NAME, job, {
-      ...this.options,
-      jobId: sliceJobId(job),
-    });
-    return added.id ?? sliceJobId(job);
+    try {
+      const added = await this.queueFor(job.taskId).add(SLICE_JOB_NAME, job, {
+        ...this.options,
+        jobId: sliceJobId(job),
+      });
+      return added.id ?? sliceJobId(job);
+    } catch (error) {
+      throw storeFullOf(error);
+    }
   }
 
   /**

@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import type { JobsOptions, Queue } from 'bullmq';
 import { RedisKeys } from '@vigil/redis';
+import { storeFullOf } from '@vigil/tasks';
 import { JobRetention, removalOptions, WAKE_JOB_RETENTION, WAKE_RETENTION } from './job-retention';
 
 export const WAKE_QUEUES = Symbol('WAKE_QUEUES');
@@ -36,10 +37,12 @@ export class WakeQueue {
     this.options = { ...WAKE_JOB_OPTIONS, ...removalOptions(retention) };
   }
 
+  /** A full Redis refuses the job as StoreFullError (docs/operations.md, "A full Redis"). */
   async publish(job: WakeJob): Promise<void> {
-    await this.queues[this.keys.shardOf(job.taskId)].add(WAKE_JOB_NAME, job, {
-      ...this.options,
-      jobId: `${job.taskId}-a${job.attempt}-${job.reason}`,
-    });
+    await this.queues[this.keys.shardOf(job.taskId)]
+      .add(WAKE_JOB_NAME, job, { ...this.options, jobId: `${job.taskId}-a${job.attempt}-${job.reason}` })
+      .catch((error: unknown) => {
+        throw storeFullOf(error);
+      });
   }
 }

@@ -48,6 +48,14 @@ export class RedisKeys {
     return `${this.task(taskId)}:outputs`;
   }
 
+  /**
+   * The task's artifact list (JSON entries, oldest first): the images and binary outputs its tools
+   * returned, kept in the object store by content hash (docs/api.md, "Artifacts").
+   */
+  artifacts(taskId: string): string {
+    return `${this.task(taskId)}:artifacts`;
+  }
+
   /** Logical steps that succeeded (the exact completedUnits). */
   doneSteps(taskId: string): string {
     return `${this.task(taskId)}:done`;
@@ -143,6 +151,11 @@ export class RedisKeys {
 
   spend(): string {
     return `${this.prefix}:spend:global`;
+  }
+
+  /** The last spell of a full Redis the Watchers saw, JSON `{since, until}` (docs/operations.md, "A full Redis"). */
+  storeFullWindow(): string {
+    return `${this.prefix}:store-full`;
   }
 
   /** Worker processes that announced themselves (id -> pid, host, startedAt). */

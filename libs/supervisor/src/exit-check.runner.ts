@@ -1,6 +1,7 @@
 import { Injectable, Optional } from '@nestjs/common';
 import { CheckUnavailableError, KindBinder } from '@vigil/kinds';
 import {
+  ArtifactList,
   ChildTaskRepository,
   TaskContextStore,
   type CheckResult,
@@ -24,6 +25,7 @@ export class ExitCheckRunner {
     private readonly kinds: KindBinder,
     private readonly contexts: TaskContextStore,
     @Optional() private readonly children?: ChildTaskRepository,
+    @Optional() private readonly artifacts?: ArtifactList,
   ) {}
 
   async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
@@ -31,6 +33,8 @@ export class ExitCheckRunner {
     const context = await this.contexts.load(task.id);
     // children_completed reads the children's own records (docs/missions.md, "Child missions").
     const children = task.children && this.children ? await this.children.list(task.id) : [];
+    // artifact_exists reads the task's artifact list (docs/api.md, "Artifacts").
+    const artifacts = this.artifacts ? await this.artifacts.live(task.id) : [];
     const checks: CheckResult[] = [];
     const unavailable: CheckRun['unavailable'] = [];
     for (const criterion of task.exitCriteria) {
@@ -55,6 +59,7 @@ export class ExitCheckRunner {
             doneSteps: context.doneSteps,
             outputs: context.outputs,
             children: children.map((child) => ({ id: child.id, title: child.title, status: child.status })),
+            artifacts,
             signal,
             // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
             services: bound.services,

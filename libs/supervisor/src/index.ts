@@ -7,4 +7,5 @@ export * from './failure-report';
 export * from './retry-publisher';
 export * from './dead-worker.detector';
 export * from './watcher-decision';
+export * from './store-watch';
 export * from './retention.sweep';

@@ -2,19 +2,30 @@ import { Inject, Injectable, Logger, OnModuleDestroy } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import Redlock, { ExecutionError, ResourceLockedError } from 'redlock';
 import { REDIS_CONFIG, type RedisConfig } from '@vigil/config';
-import { createRedis, REDIS, RedisKeys } from '@vigil/redis';
+import { createRedis, isOutOfMemory, REDIS, RedisKeys } from '@vigil/redis';
+import { storeFullOf } from '@vigil/tasks';
 
 /**
  * Redlock reports a failed acquisition as an ExecutionError whatever the cause: the lease is held
  * elsewhere only if every vote against it was a ResourceLockedError. Anything else (Redis down,
  * a script error) is not "another Watcher is on it" and must surface.
  */
+async function votesAgainst(error: ExecutionError): Promise<Error[]> {
+  const attempts = await Promise.all(error.attempts);
+  return attempts.flatMap((attempt) => [...attempt.votesAgainst.values()]);
+}
+
 async function heldByAnother(error: unknown): Promise<boolean> {
   if (error instanceof ResourceLockedError) return true;
   if (!(error instanceof ExecutionError)) return false;
-  const attempts = await Promise.all(error.attempts);
-  const against = attempts.flatMap((attempt) => [...attempt.votesAgainst.values()]);
+  const against = await votesAgainst(error);
   return against.length > 0 && against.every((reason) => reason instanceof ResourceLockedError);
+}
+
+/** A lease refused because Redis is full, as the StoreFullError the rest of Vigil knows it by. */
+async function refusedByFullStore(error: unknown): Promise<Error | undefined> {
+  if (!(error instanceof ExecutionError)) return undefined;
+  return (await votesAgainst(error)).find(isOutOfMemory);
 }
 
 export interface Lease {
@@ -86,7 +97,8 @@ export class LeaseService implements OnModuleDestroy {
       lock = await this.redlock.acquire([resource], ttlMs);
     } catch (error) {
       if (await heldByAnother(error)) return undefined;
-      throw error;
+      const full = await refusedByFullStore(error);
+      throw full ? storeFullOf(full) : error;
     }
     const work = fn({ owner, expiresAt: lock.expiration });
     this.held.add(work);

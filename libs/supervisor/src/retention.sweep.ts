@@ -1,8 +1,15 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { CLOCKS_CONFIG, type ClockConfig, STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { decodeTask, TaskArchiveWriter, TaskLifecycle, TERMINAL_STATUSES } from '@vigil/tasks';
+import {
+  decodeTask,
+  StoreFullError,
+  TaskArchiveWriter,
+  TaskLifecycle,
+  TERMINAL_STATUSES,
+} from '@vigil/tasks';
+import { NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import { LeaseService } from './lease.service';
 
 /** What one retention sweep did, over every shard this Watcher held the lease of. */
@@ -44,6 +51,7 @@ export class RetentionSweep {
     @Inject(STORAGE_CONFIG) private readonly storage: StorageConfig,
     @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
     @Inject('WATCHER_ID') private readonly owner: string,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {}
 
   async tick(now = Date.now()): Promise<RetentionReport> {
@@ -51,10 +59,18 @@ export class RetentionSweep {
     // Long enough for a shard's batches; a lease lost on a pause lets another Watcher repeat the same
     // idempotent work, never a different one.
     const ttlMs = Math.max(30_000, this.clocks.watcherIntervalMs * 2);
-    for (const shard of this.keys.allShards())
-      await this.leases.withRetentionLease(shard, ttlMs, this.owner, () =>
-        this.sweepShard(shard, now, report),
-      );
+    for (const shard of this.keys.allShards()) {
+      try {
+        await this.leases.withRetentionLease(shard, ttlMs, this.owner, () =>
+          this.sweepShard(shard, now, report),
+        );
+      } catch (error) {
+        if (!(error instanceof StoreFullError)) throw error;
+        // A full Redis refuses the lease (a write) but not the deletes that free it, so the shard is
+        // swept without it: the work is idempotent (docs/operations.md, "A full Redis").
+        await this.sweepShard(shard, now, report);
+      }
+    }
     return report;
   }
 
@@ -64,8 +80,11 @@ export class RetentionSweep {
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const due = await this.redis.zrangebyscore(index, '-inf', now, 'WITHSCORES', 'LIMIT', 0, size);
       for (let i = 0; i < due.length; i += 2) {
+        const startedAt = Date.now();
+        const bytesBefore = report.archivedBytes;
         const outcome = await this.retire(index, due[i], Number(due[i + 1]), now, report);
         if (outcome !== 'gone') report[outcome]++;
+        this.trace(due[i], outcome, startedAt, report.archivedBytes - bytesBefore);
       }
       if (due.length < size * 2) return;
     }
@@ -108,6 +127,25 @@ export class RetentionSweep {
         .catch((backoff: unknown) => this.logger.warn(`retention index of ${taskId}: ${String(backoff)}`));
       return 'failed';
     }
+  }
+
+  /** The task's last span, under its root (docs/observability.md, "Spans and attributes"). */
+  private trace(taskId: string, outcome: Outcome, startedAt: number, bytes: number): void {
+    if (!this.tracing.enabled || outcome === 'gone') return;
+    const span = this.tracing.start(
+      'vigil.retention',
+      { taskId },
+      {
+        startTime: startedAt,
+        attributes: {
+          [VIGIL.taskId]: taskId,
+          [VIGIL.archiveOutcome]: outcome,
+          [VIGIL.archiveBytes]: outcome === 'archived' ? bytes : undefined,
+        },
+      },
+    );
+    if (outcome === 'failed') span.fail('the archive was not written or did not read back', 'archive_failed');
+    span.end();
   }
 
   /** A child waits for its parent: until the parent's own retention ends, or a full retention if it is live. */

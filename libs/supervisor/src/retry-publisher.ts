@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { LIMITS_CONFIG, MODELS_CONFIG, type LimitsConfig, type ModelsConfig } from '@vigil/config';
 import { KindBinder, type BoundKind, type KindTool } from '@vigil/kinds';
 import {
@@ -10,6 +10,8 @@ import {
   TaskRecord,
   WriteJournal,
 } from '@vigil/tasks';
+import { GEN_AI, NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
+import { decisionSpan } from './decision-spans';
 import type { CheckRun } from './exit-check.runner';
 import { FailureReporter } from './failure-report';
 import type { Lease } from './lease.service';
@@ -31,6 +33,7 @@ export class RetryPublisher {
     private readonly failures: FailureReporter,
     @Inject(LIMITS_CONFIG) private readonly limits: Pick<LimitsConfig, 'taskMaxSlices'>,
     @Inject(MODELS_CONFIG) private readonly models: Pick<ModelsConfig, 'retryPolicy'>,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {}
 
   /** The kind's tools and the task's own (a mission's, from the catalog); none of the latter when they cannot be had. */
@@ -52,10 +55,34 @@ export class RetryPublisher {
     const retryContext = this.retryContextOf(task, context, await this.reconcileJournal(task, context));
     const model = this.nextModel(task);
     await this.lifecycle.requeueForRetry(task, { model, retryContext, lease });
+    this.traceAttempt(task, model, retryContext);
     this.logger.log(
       `task ${task.id}: retry ${retryContext.retryNumber} on ${model} published (attempt ${task.attempt})`,
     );
     return 'published';
+  }
+
+  /**
+   * The new attempt's span (its id derived from the task and attempt, as every process derives
+   * it): a sibling of the attempt it replaces under the task's root, with the reason it was made
+   * (docs/observability.md, "One trace per task").
+   */
+  private traceAttempt(task: TaskRecord, model: string, retry: RetryContext): void {
+    if (!this.tracing.enabled) return;
+    this.tracing
+      .startAttempt(task.id, task.attempt, {
+        attributes: {
+          [VIGIL.taskId]: task.id,
+          [VIGIL.kind]: task.kind,
+          [VIGIL.attempt]: task.attempt,
+          [VIGIL.attemptReason]: retry.reason,
+          [VIGIL.attemptDetail]: retry.detail,
+          [VIGIL.model]: model,
+          'vigil.retry.number': retry.retryNumber,
+          'vigil.retry.last_verified_step': retry.lastVerifiedStep,
+        },
+      })
+      .end();
   }
 
   /** The bound that ends this task instead of a retry, if one is reached (docs/ARCHITECTURE.md, invariant 7). */
@@ -123,6 +150,12 @@ export class RetryPublisher {
         }
       });
       if (!tool?.reconcile) continue;
+      // The lookup is a call out of the task: a span of the attempt that left the write unknown.
+      const span = decisionSpan(this.tracing, { id: task.id, attempt: entry.attempt }, 'reconcile', {
+        [VIGIL.stepKey]: key,
+        [GEN_AI.toolName]: tool.name,
+      });
+      const traceparent = span.traceparent();
       try {
         const found = await tool.reconcile(entry.args, {
           taskId: task.id,
@@ -131,6 +164,7 @@ export class RetryPublisher {
           outputs: context.outputs,
           signal: AbortSignal.timeout(30_000),
           services: bound.services,
+          ...(traceparent ? { traceparent } : {}),
         });
         if (found !== null && found !== undefined) {
           const recorded = await this.journal.recordReconciled(
@@ -142,10 +176,14 @@ export class RetryPublisher {
           // Keep the loaded context in step with what the script wrote.
           if (recorded) context.doneSteps.add(key);
         }
+        span.set({ 'vigil.reconcile.found': found !== null && found !== undefined });
         results.push({ key, found: found !== null && found !== undefined });
       } catch (error) {
+        span.fail(error, 'lookup_failed');
         // The next attempt reconciles this write itself before writing (the journal still says intent).
         this.logger.warn(`task ${task.id}: reconciling ${key} failed: ${String(error)}`);
+      } finally {
+        span.end();
       }
     }
     return results;
@@ -172,6 +210,12 @@ export class RetryPublisher {
     checked?: CheckRun,
   ): Promise<'failed'> {
     const failure = await this.failures.build(task, reason, detail, checked);
+    // Under the attempt that failed last (a retrying task's attempt number is already the next one's).
+    const last = { id: task.id, attempt: task.retryHistory.at(-1)?.attempt ?? task.attempt };
+    decisionSpan(this.tracing, last, 'give_up', {
+      'vigil.failure.reason': reason,
+      'vigil.failure.detail': detail,
+    }).end();
     await this.lifecycle.giveUp(task, { failure, lease });
     this.logger.warn(`task ${task.id} failed: ${reason} (${detail})`);
     return 'failed';

@@ -13,6 +13,7 @@ import { FailureReporter } from './failure-report';
 import { LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
 import { RetentionSweep } from './retention.sweep';
+import { StoreWatch } from './store-watch';
 import { SupervisorSweep } from './supervisor.sweep';
 import { TaskSupervisor } from './task-supervisor';
 import { ToolsModule } from '@vigil/tools';
@@ -37,6 +38,7 @@ export class SupervisorModule {
         FailureReporter,
         RetryPublisher,
         DeadWorkerDetector,
+        StoreWatch,
         TaskSupervisor,
         SupervisorSweep,
         TaskArchiveWriter,
@@ -44,7 +46,7 @@ export class SupervisorModule {
         // Retention's counters: the Watcher archives finished tasks.
         ArchiveMetrics,
       ],
-      exports: [SupervisorSweep, RetentionSweep, TaskSupervisor, LeaseService, ArchiveMetrics],
+      exports: [SupervisorSweep, RetentionSweep, TaskSupervisor, LeaseService, ArchiveMetrics, StoreWatch],
     };
   }
 }

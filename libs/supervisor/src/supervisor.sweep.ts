@@ -2,6 +2,7 @@ import { Inject, Injectable, Logger } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, RedisKeys } from '@vigil/redis';
 import { DeadWorkerDetector, GoneWorkers } from './dead-worker.detector';
+import { StoreWatch } from './store-watch';
 import { InspectionOutcome, TaskSupervisor } from './task-supervisor';
 import { Evidence, Suspicion } from './watcher-decision';
 
@@ -32,10 +33,12 @@ export class SupervisorSweep {
     private readonly keys: RedisKeys,
     private readonly supervisor: TaskSupervisor,
     private readonly deadWorkers: DeadWorkerDetector,
+    private readonly store: StoreWatch,
   ) {}
 
   async tick(now = Date.now()): Promise<SweepReport> {
     const report: SweepReport = { inspected: 0, decisions: {}, deadWorkers: 0 };
+    const store = await this.store.look(now);
     const gone = await this.findGone(now);
     report.deadWorkers = gone.size;
     const stillHolding = new Set<string>();
@@ -60,13 +63,15 @@ export class SupervisorSweep {
       await this.inspectAll(suspects, report, now);
     }
     await this.forgetIdle(gone, stillHolding);
-    if (report.inspected > 0) this.logger.log(`sweep: ${JSON.stringify(report)}`);
+    // While Redis is full every decision is `store_full`: said once by the StoreWatch, not every sweep.
+    if (report.inspected > 0 && !store.full) this.logger.log(`sweep: ${JSON.stringify(report)}`);
     return report;
   }
 
   /** Only the tasks of Worker processes that died: cheap enough to run every second. */
   async livenessTick(now = Date.now()): Promise<SweepReport> {
     const report: SweepReport = { inspected: 0, decisions: {}, deadWorkers: 0 };
+    const store = await this.store.look(now);
     const gone = await this.findGone(now);
     report.deadWorkers = gone.size;
     if (gone.size === 0) return report;
@@ -77,7 +82,7 @@ export class SupervisorSweep {
       await this.inspectAll(suspects, report, now);
     }
     await this.forgetIdle(gone, stillHolding);
-    if (report.inspected > 0) this.logger.log(`liveness: ${JSON.stringify(report)}`);
+    if (report.inspected > 0 && !store.full) this.logger.log(`liveness: ${JSON.stringify(report)}`);
     return report;
   }
 

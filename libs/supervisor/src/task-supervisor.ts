@@ -1,4 +1,4 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { CLOCKS_CONFIG, LIMITS_CONFIG, type ClockConfig, type LimitsConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { Counter, Registry } from 'prom-client';
@@ -8,13 +8,17 @@ import {
   ControlSignals,
   IllegalTransitionError,
   StaleAttemptError,
+  StoreFullError,
   TaskLifecycle,
   TaskRecord,
   TaskRepository,
 } from '@vigil/tasks';
+import { NOOP_TRACING, TRACING, type Tracing } from '@vigil/telemetry';
+import { decisionSpan, traceVerification } from './decision-spans';
 import { ExitCheckRunner } from './exit-check.runner';
 import { Lease, LeaseService } from './lease.service';
 import { RetryPublisher } from './retry-publisher';
+import { StoreWatch } from './store-watch';
 import { decide, DecisionLimits, Evidence, Suspicion, WatcherDecision } from './watcher-decision';
 
 /** What an inspection did, as the sweep counts and logs it. */
@@ -28,6 +32,8 @@ export type InspectionOutcome =
   | 'verification_pending'
   | 'lease_held'
   | 'abort_requested'
+  | 'store_full'
+  | 'continued_after_store_full'
   | 'nothing';
 
 const LEASE_TTL_MS = 60_000;
@@ -59,6 +65,8 @@ export class TaskSupervisor {
     @Inject(LIMITS_CONFIG) limits: Pick<LimitsConfig, 'taskMaxDurationMs'>,
     @Inject('WATCHER_ID') private readonly watcherId: string,
     @Inject(METRICS_REGISTRY) registry: Registry,
+    private readonly store: StoreWatch,
+    @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
   ) {
     const { staleAfterMs, heartbeatIntervalMs, humanWaitTimeoutMs } = clocks;
     this.decisionLimits = {
@@ -81,22 +89,46 @@ export class TaskSupervisor {
     taskId: string,
     suspicion: Suspicion,
     now = Date.now(),
-    evidence: Evidence = {},
+    seen: Evidence = {},
   ): Promise<InspectionOutcome> {
-    const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
-      try {
-        return await this.decideAndAct(taskId, suspicion, lease, now, evidence);
-      } catch (error) {
-        // A stop, pause or the Worker's own hand-off landed between our read and our write: the
-        // fenced transition refused us, and the task is no longer ours to act on.
-        if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
-          this.logger.log(`task ${taskId} moved on during the inspection: ${error.message}`);
-          return 'nothing';
+    const evidence: Evidence = { ...seen, store: this.store.evidence() };
+    if (evidence.store?.full) return this.whileStoreFull(taskId, suspicion, evidence, now);
+    try {
+      const decision = await this.leases.withLease(taskId, LEASE_TTL_MS, this.watcherId, async (lease) => {
+        try {
+          return await this.decideAndAct(taskId, suspicion, lease, now, evidence);
+        } catch (error) {
+          // A stop, pause or the Worker's own hand-off landed between our read and our write: the
+          // fenced transition refused us, and the task is no longer ours to act on.
+          if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
+            this.logger.log(`task ${taskId} moved on during the inspection: ${error.message}`);
+            return 'nothing';
+          }
+          throw error;
         }
-        throw error;
-      }
-    });
-    return decision ?? 'lease_held';
+      });
+      return decision ?? 'lease_held';
+    } catch (error) {
+      // Redis filled since the last look: the lease or a move was refused, and nothing was done.
+      if (!(error instanceof StoreFullError)) throw error;
+      this.store.noteRefusedWrite();
+      return 'store_full';
+    }
+  }
+
+  /**
+   * A full Redis refuses the lease itself (a write), so the decision is made on a plain read; it
+   * can only be `store_full` or `nothing` (docs/operations.md, "A full Redis").
+   */
+  private async whileStoreFull(
+    taskId: string,
+    suspicion: Suspicion,
+    evidence: Evidence,
+    now: number,
+  ): Promise<InspectionOutcome> {
+    const decision = decide(await this.tasks.get(taskId), suspicion, evidence, now, this.decisionLimits);
+    if (decision.kind === 'store_full' || decision.kind === 'nothing') return decision.kind;
+    throw new Error(`task ${taskId}: decided ${decision.kind} while Redis is full, without a lease`);
   }
 
   /** The shell around the functional core: re-read under the lease, decide, carry it out. */
@@ -126,11 +158,19 @@ export class TaskSupervisor {
         await this.tasks.deferSweep(task, 'expiry', decision.at);
         return this.act(task, decision.then, lease, now);
       case 'fail':
+        decisionSpan(this.tracing, task, 'fail', {
+          'vigil.limit.clock': decision.clock,
+          'vigil.limit.detail': decision.detail,
+        }).end();
         await this.retries.failForLimit(task, decision.detail, lease, decision.clock);
         return 'failed';
       case 'recover':
         return this.recover(task, decision.reason, decision.detail, lease, now);
       case 'request_abort':
+        decisionSpan(this.tracing, task, 'request_abort', {
+          'vigil.call.kind': decision.call.kind,
+          'vigil.call.name': decision.call.name,
+        }).end();
         await this.signals.publish({ taskId: task.id, action: 'abort_call', attempt: task.attempt });
         await this.tasks.deferSweep(task, 'calls', decision.lookAgainAt);
         this.logger.warn(
@@ -143,6 +183,14 @@ export class TaskSupervisor {
         return (await this.retries.publish(task, lease)) === 'published' ? 'recovered' : 'failed';
       case 'verify':
         return this.verify(task, lease, now);
+      case 'store_full':
+        return 'store_full';
+      case 'continue_after_store_full':
+        await this.lifecycle.continueAfterStoreFull(task, { detail: decision.detail, lease });
+        this.logger.warn(
+          `task ${task.id}: store_full: ${decision.detail}; continued from its last recorded step as attempt ${task.attempt + 1}, no retry counted`,
+        );
+        return 'continued_after_store_full';
     }
   }
 
@@ -154,6 +202,10 @@ export class TaskSupervisor {
     now: number,
   ): Promise<InspectionOutcome> {
     this.recoveries.inc({ reason });
+    decisionSpan(this.tracing, task, 'recover', {
+      'vigil.recovery.reason': reason,
+      'vigil.recovery.detail': detail,
+    }).end();
     await this.lifecycle.recover(task, { reason, detail, lease, now });
     const next = await this.tasks.get(task.id);
     if (!next || next.status !== 'retrying') return 'nothing';
@@ -190,7 +242,16 @@ export class TaskSupervisor {
 
   /** Only evidence promotes a task: its exit criteria, checked against the external system. */
   private async verify(task: TaskRecord, lease: Lease, now: number): Promise<InspectionOutcome> {
-    const run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
+    const span = decisionSpan(this.tracing, task, 'verify', {});
+    let run: Awaited<ReturnType<ExitCheckRunner['run']>>;
+    try {
+      run = await this.checks.run(task, AbortSignal.timeout(LEASE_TTL_MS / 2));
+    } catch (error) {
+      span.fail(error);
+      span.end();
+      throw error;
+    }
+    traceVerification(this.tracing, span, run);
     if (run.unavailable.length > 0) {
       await this.tasks.deferSweep(task, 'verifying', now + this.clocks.watcherIntervalMs);
       this.logger.warn(

@@ -215,7 +215,123 @@ const rows: Row[] = [
       then: { kind: 'recover', reason: 'frozen', detail: 'no heartbeat for 500 s' },
     },
   },
+  ...storeFullRows(),
 ];
+
+/**
+ * A full Redis (docs/operations.md, "A full Redis"): while it refuses writes nothing is recovered,
+ * failed or published; afterwards a silence it explains continues without a retry, and anything
+ * else is judged as ever.
+ */
+function storeFullRows(): Row[] {
+  const FULL: Evidence = { store: { full: true } };
+  // Full from 100 s ago (the last look that found it writable) until 10 s ago.
+  const window = { since: NOW - 100_000, until: NOW - 10_000 };
+  const AFTER: Evidence = { store: { full: false, lastFullWindow: window } };
+  const detail = (silence: string) =>
+    `${silence} while Redis was full (about 90 s, until ${new Date(window.until).toISOString()})`;
+  const whileFull: [string, Partial<DecisionInput>, Suspicion][] = [
+    ['a stale running task', { lastHeartbeatAt: NOW - 500_000 }, 'deadline'],
+    [
+      'a call past its deadline and its grace',
+      { inFlight: { ...call, deadlineAt: NOW - 60_000 } },
+      'hung_call',
+    ],
+    ['a call past its deadline', { inFlight: call }, 'hung_call'],
+    ['a queued task past pick-up', { status: 'queued' }, 'deadline'],
+    ['a task between attempts', { status: 'retrying' }, 'deadline'],
+    ['a completion claim', { status: 'verifying' }, 'verifying'],
+    ['active time used up', { activeMs: LIMITS.taskMaxDurationMs }, 'expired'],
+    ['a fresh heartbeat', {}, 'deadline'],
+  ];
+  return [
+    ...whileFull.map<Row>(([name, task, suspicion]) => ({
+      name: `store full: ${name} waits (store_full)`,
+      task,
+      suspicion,
+      evidence: FULL,
+      expected: { kind: 'store_full' },
+    })),
+    {
+      name: 'store full: a crashed Worker waits too',
+      task: { lastHeartbeatAt: NOW - 3_000 },
+      suspicion: 'worker_gone',
+      evidence: { ...FULL, workerGoneSince: NOW - 2_000 },
+      expected: { kind: 'store_full' },
+    },
+    {
+      name: 'store full: an ended task is still nothing',
+      task: { status: 'completed' },
+      suspicion: 'deadline',
+      evidence: FULL,
+      expected: { kind: 'nothing' },
+    },
+    {
+      name: 'after: stale since a beat during the spell: continues, no retry',
+      task: { lastHeartbeatAt: NOW - 150_000 },
+      suspicion: 'deadline',
+      evidence: AFTER,
+      expected: { kind: 'continue_after_store_full', detail: detail('no heartbeat for 150 s') },
+    },
+    {
+      name: 'after: the last beat just fresh when the store was last seen writable: continues',
+      task: { lastHeartbeatAt: window.since - LIMITS.staleAfterMs + 1 },
+      suspicion: 'deadline',
+      evidence: AFTER,
+      expected: { kind: 'continue_after_store_full', detail: detail('no heartbeat for 220 s') },
+    },
+    {
+      name: 'after: already stale before the store filled: frozen',
+      task: { lastHeartbeatAt: window.since - LIMITS.staleAfterMs },
+      suspicion: 'deadline',
+      evidence: AFTER,
+      expected: { kind: 'recover', reason: 'frozen', detail: 'no heartbeat for 220 s' },
+    },
+    {
+      name: 'after: a beat after the spell, then silence: frozen',
+      task: { lastHeartbeatAt: NOW - 129_000 },
+      suspicion: 'deadline',
+      evidence: { store: { full: false, lastFullWindow: { since: NOW - 200_000, until: NOW - 130_000 } } },
+      expected: { kind: 'recover', reason: 'frozen', detail: 'no heartbeat for 129 s' },
+    },
+    {
+      name: 'after: a beat during the spell, not yet stale: hands off',
+      task: { lastHeartbeatAt: NOW - 20_000 },
+      suspicion: 'deadline',
+      evidence: AFTER,
+      expected: { kind: 'hands_off' },
+    },
+    {
+      name: 'after: a call past its deadline and grace, its Worker silenced by the spell: continues',
+      task: { lastHeartbeatAt: NOW - 20_000, inFlight: { ...call, deadlineAt: NOW - 60_000 } },
+      suspicion: 'hung_call',
+      evidence: AFTER,
+      expected: {
+        kind: 'continue_after_store_full',
+        detail: detail('tool call create_ad overran its deadline by 60 s and the worker did not abort it'),
+      },
+    },
+    {
+      name: 'after: a Worker process gone is a crash whatever the store did',
+      task: { lastHeartbeatAt: NOW - 150_000 },
+      suspicion: 'worker_gone',
+      evidence: { ...AFTER, workerGoneSince: NOW - 5_000 },
+      expected: { kind: 'recover', reason: 'crashed', detail: 'worker w-1 is gone (its connection closed)' },
+    },
+    {
+      name: 'after: a clock that ran out fails the task as ever',
+      task: { lastHeartbeatAt: NOW - 150_000, activeMs: LIMITS.taskMaxDurationMs },
+      suspicion: 'expired',
+      evidence: AFTER,
+      expected: {
+        kind: 'fail',
+        reason: 'limit',
+        detail: 'TASK_MAX_DURATION_MS (3600000 ms of active time) reached',
+        clock: 'active_time',
+      },
+    },
+  ];
+}
 
 describe('the Watcher decision', () => {
   it.each(rows)('$name', ({ task, suspicion, evidence, expected }) => {

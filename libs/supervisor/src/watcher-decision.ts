@@ -4,10 +4,25 @@ import { TERMINAL_STATUSES } from '@vigil/tasks';
 /** Why the Watcher looks at a task: which index or signal named it. */
 export type Suspicion = 'deadline' | 'verifying' | 'expired' | 'worker_gone' | 'hung_call';
 
+/** When Redis was last full: from the last look that found it writable to the first that found it writable again. */
+export interface StoreFullWindow {
+  since: number;
+  until: number;
+}
+
+/** What the Watcher knows of the store (docs/operations.md, "A full Redis"). */
+export interface StoreEvidence {
+  /** Redis refuses writes now (`maxmemory` reached under `noeviction`). */
+  full: boolean;
+  /** The last time it did, once it has stopped. */
+  lastFullWindow?: StoreFullWindow;
+}
+
 /** What the Watcher saw before it took the lease. */
 export interface Evidence {
   /** When the task's Worker was first seen without its liveness connection (worker_gone). */
   workerGoneSince?: number;
+  store?: StoreEvidence;
 }
 
 /** The clocks and limits a decision reads: the Watcher's slice of the config. */
@@ -43,7 +58,10 @@ export type DecisionInput = Pick<
  * - `publish_retry`  a task between attempts: publish the next attempt, or fail when the policy is spent;
  * - `verify`         run the exit criteria of a completion claim;
  * - `fail`           the task's clock ran out: its active time (which overrides whatever it is doing) or a person's answer time;
- * - `reschedule`     an expiry entry that came due early: put it back at `at`, then do `then`.
+ * - `reschedule`     an expiry entry that came due early: put it back at `at`, then do `then`;
+ * - `store_full`     Redis refuses writes: every move would be refused too, so nothing is recovered, failed or published;
+ * - `continue_after_store_full`  the heartbeat went stale while Redis was full (its Worker ended the slice
+ *                    when a write was refused): the task goes on from its last recorded step, no retry counted.
  */
 export type WatcherDecision =
   | { kind: 'nothing' }
@@ -54,10 +72,13 @@ export type WatcherDecision =
   | { kind: 'publish_retry' }
   | { kind: 'verify' }
   | { kind: 'fail'; reason: 'limit'; detail: string; clock: 'active_time' | 'human_wait' }
-  | { kind: 'reschedule'; at: number; then: WatcherDecision };
+  | { kind: 'reschedule'; at: number; then: WatcherDecision }
+  | { kind: 'store_full' }
+  | { kind: 'continue_after_store_full'; detail: string };
 
 const NOTHING: WatcherDecision = { kind: 'nothing' };
 const HANDS_OFF: WatcherDecision = { kind: 'hands_off' };
+const STORE_FULL: WatcherDecision = { kind: 'store_full' };
 
 /**
  * The Watcher's functional core: a pure function of the record, the evidence and the clock. The
@@ -72,6 +93,8 @@ export function decide(
   limits: DecisionLimits,
 ): WatcherDecision {
   if (!task || TERMINAL_STATUSES.includes(task.status)) return NOTHING;
+  // Every move is a write a full Redis refuses: a clock, a recovery, a retry all wait for it.
+  if (evidence.store?.full) return STORE_FULL;
   const look: Look = { suspicion, evidence, now, limits };
   if (suspicion !== 'expired') return byStatus(task, look);
   const clock = clockRanOut(task, now, limits);
@@ -109,11 +132,38 @@ function byStatus(task: DecisionInput, look: Look): WatcherDecision {
 }
 
 /**
+ * Whether the last time Redis was full explains a task's silence (docs/operations.md, "A full
+ * Redis"): its last proof of life was still fresh when Redis was last seen writable before it
+ * filled, and came before Redis was seen writable again. Such a Worker could write nothing more
+ * and ended its slice; one that proved itself alive after the window, or was already silent
+ * before it, is judged as ever.
+ */
+function silencedByFullStore(
+  lastProof: number,
+  evidence: Evidence,
+  limits: DecisionLimits,
+): StoreFullWindow | undefined {
+  const window = evidence.store?.lastFullWindow;
+  if (!window) return undefined;
+  return lastProof > window.since - limits.staleAfterMs && lastProof <= window.until ? window : undefined;
+}
+
+function continueAfterStoreFull(silence: string, window: StoreFullWindow): WatcherDecision {
+  const seconds = Math.max(1, Math.round((window.until - window.since) / 1000));
+  return {
+    kind: 'continue_after_store_full',
+    detail: `${silence} while Redis was full (about ${seconds} s, until ${new Date(window.until).toISOString()})`,
+  };
+}
+
+/**
  * Hands off while the Worker proves itself alive and no call is past its deadline
  * (docs/ARCHITECTURE.md, invariant 6). Otherwise names what happened: `crashed` (its process is
  * gone), `frozen` (connected but silent, or deaf to the abort of a call past its deadline), or,
  * for a call past its deadline in a Worker that still beats, asks that Worker to abort the call
  * (its slice then ends the attempt as `hung_call`). The Worker gets two heartbeats to abort.
+ * A silence that a full Redis explains is no failure: the task continues (`continue_after_store_full`);
+ * a process that is gone is a crash whatever the store did.
  */
 function liveness(task: DecisionInput, { suspicion, evidence, now, limits }: Look): WatcherDecision {
   const lastProof = task.lastHeartbeatAt ?? task.updatedAt;
@@ -129,22 +179,20 @@ function liveness(task: DecisionInput, { suspicion, evidence, now, limits }: Loo
       detail: `worker ${task.workerId ?? '?'} is gone (its connection closed)`,
     };
   const heartbeatAge = now - lastProof;
-  if (heartbeatAge >= limits.staleAfterMs)
-    return {
-      kind: 'recover',
-      reason: 'frozen',
-      detail: `no heartbeat for ${Math.round(heartbeatAge / 1000)} s`,
-    };
+  const fullStore = silencedByFullStore(lastProof, evidence, limits);
+  if (heartbeatAge >= limits.staleAfterMs) {
+    const silence = `no heartbeat for ${Math.round(heartbeatAge / 1000)} s`;
+    if (fullStore) return continueAfterStoreFull(silence, fullStore);
+    return { kind: 'recover', reason: 'frozen', detail: silence };
+  }
   const call = task.inFlight;
   if (!call || call.deadlineAt > now) return HANDS_OFF;
   const abortBy = call.deadlineAt + 2 * limits.heartbeatIntervalMs;
   if (now < abortBy) return { kind: 'request_abort', call, lookAgainAt: abortBy };
   const late = Math.round((now - call.deadlineAt) / 1000);
-  return {
-    kind: 'recover',
-    reason: 'frozen',
-    detail: `${call.kind} call ${call.name} overran its deadline by ${late} s and the worker did not abort it`,
-  };
+  const overran = `${call.kind} call ${call.name} overran its deadline by ${late} s and the worker did not abort it`;
+  if (fullStore) return continueAfterStoreFull(overran, fullStore);
+  return { kind: 'recover', reason: 'frozen', detail: overran };
 }
 
 /**

@@ -28,3 +28,4 @@ export * from './children/subtask-step-key';
 export * from './archive';
 export * from './live/live-output';
 export * from './live/live-output-channel';
+export * from './artifacts';

@@ -1,4 +1,5 @@
 import type { TaskStatus } from './task-status';
+import { isOutOfMemory } from '@vigil/redis';
 
 /**
  * What a domain error means to whoever asked, whatever the transport: the API maps each kind to one
@@ -128,4 +129,39 @@ export class InvalidCursorError extends DomainError {
   constructor() {
     super('cursor is not one this API returned');
   }
+}
+
+/** Seconds a client is told to wait before trying a write again while the store is full. */
+export const STORE_FULL_RETRY_AFTER_S = 30;
+
+/**
+ * Redis is full (`maxmemory` reached under `noeviction`) and refuses writes; reads still work
+ * (docs/operations.md, "A full Redis"). A request is answered 503 `store_full` with Retry-After; a
+ * Worker ends its slice without a failure; the Watcher waits. Made only by `storeFullOf`.
+ */
+export class StoreFullError extends DomainError {
+  readonly kind = 'unavailable';
+  override readonly retryAfterS = STORE_FULL_RETRY_AFTER_S;
+
+  constructor(readonly refusal: Error) {
+    super(
+      "Vigil's store (Redis) is full and takes no writes until an operator frees space; reads still work. " +
+        `Try again in ${STORE_FULL_RETRY_AFTER_S} s.`,
+    );
+  }
+
+  override details(): Record<string, unknown> {
+    return { code: 'store_full' };
+  }
+}
+
+/**
+ * The one translation of Redis's refusal of a full store into the domain's StoreFullError, used
+ * where writes leave for Redis (the task scripts, the slice and wake queues, the rate-limit
+ * counters): the error as a StoreFullError when it is that refusal, otherwise unchanged.
+ */
+export function storeFullOf(error: unknown): unknown {
+  return error instanceof Error && !(error instanceof StoreFullError) && isOutOfMemory(error)
+    ? new StoreFullError(error)
+    : error;
 }

@@ -49,11 +49,27 @@ export interface AttemptFailed {
   failedChecks?: string[];
 }
 
+/**
+ * A task continued after Redis was full (docs/operations.md, "A full Redis"): its heartbeat went
+ * stale while writes were refused; no attempt failed and no retry is counted.
+ */
+export interface StoreFullHandOff {
+  handedOn: 'store_full';
+  detail: string;
+}
+
 /** A slice handed on to the next one: nothing to say. */
 export type NoData = Record<string, never>;
 
 export type ProgressData =
-  HeartbeatProgress | StepProgress | UpdateProgress | ChildrenWait | ChildrenEnded | AttemptFailed | NoData;
+  | HeartbeatProgress
+  | StepProgress
+  | UpdateProgress
+  | ChildrenWait
+  | ChildrenEnded
+  | AttemptFailed
+  | StoreFullHandOff
+  | NoData;
 
 export interface PausedData {
   by: 'user' | 'limit' | 'conversation';

@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ArchivedTasks } from './archive/archived-tasks';
 import { ReadableTasks } from './archive/readable-tasks';
+import { ArtifactList } from './artifacts/artifact-list';
 import { RetentionPolicy } from './archive/retention-policy';
 import { ChildTaskRepository } from './children/child-task.repository';
 import { ControlSignals } from './control-signals';
@@ -32,6 +33,7 @@ const STORES = [
   ArchivedTasks,
   ReadableTasks,
   LiveOutputChannel,
+  ArtifactList,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

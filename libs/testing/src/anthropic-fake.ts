@@ -7,6 +7,7 @@ import {
   sendAnthropic,
 } from './providers/anthropic-wire';
 import type { RedisTestContext } from './redis-test-context';
+import { VigilStack } from './vigil-stack';
 import { type LoopbackRequest, LoopbackServer, type WireBody as Body } from './providers/loopback-server';
 
 export interface AnthropicFakeOptions {
@@ -39,6 +40,12 @@ export class AnthropicFake {
   /** The configuration that points an app's Anthropic provider at this fake (after `listen`). */
   env(): { ANTHROPIC_API_KEY: string; ANTHROPIC_BASE_URL: string } {
     return { ANTHROPIC_API_KEY: this.options.apiKey, ANTHROPIC_BASE_URL: this.server.url };
+  }
+
+  /** Listens (closing with `ctx`): a stack on `ctx` with `env` whose apps' Anthropic provider is this fake. */
+  async stackOn(ctx: RedisTestContext, env: Record<string, string>): Promise<VigilStack> {
+    await this.listen(ctx);
+    return new VigilStack(ctx, { ...this.env(), ...env });
   }
 
   async close(): Promise<void> {

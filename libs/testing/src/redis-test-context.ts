@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { loadConfig, sectionsOf, VigilConfig, type ConfigSections } from '@vigil/config';
-import { bullConnection } from '@vigil/queue';
+import { bullConnection, QUEUE_STREAMS } from '@vigil/queue';
 import { createRedis, RedisKeys, unlinkMatching } from '@vigil/redis';
 
 /**
@@ -71,7 +71,11 @@ export class RedisTestContext {
   }
 
   private queue(name: string): Queue {
-    const queue = new Queue(name, { connection: bullConnection(this.config.redisUrl), prefix: this.prefix });
+    const queue = new Queue(name, {
+      connection: bullConnection(this.config.redisUrl),
+      prefix: this.prefix,
+      streams: QUEUE_STREAMS,
+    });
     this.onClose(() => queue.close());
     return queue;
   }

@@ -96,6 +96,23 @@ export class CatalogToolGateway implements ToolGateway, OnApplicationShutdown {
     await this.close();
   }
 
+  /** The MCP servers of the catalog, by name. */
+  serverNames(): string[] {
+    return [...this.servers.keys()];
+  }
+
+  /**
+   * Starts a server if it is not running and answers the names of the tools it lists (`vigil
+   * doctor` proves each server of the catalog this way). Fails as a call would: not started, not
+   * listed within its timeout.
+   */
+  async serverToolNames(server: string, signal?: AbortSignal): Promise<string[]> {
+    const connection = this.servers.get(server);
+    if (!connection)
+      throw new ToolServerUnavailableError(server, 'the catalog has no MCP server of that name');
+    return (await connection.listTools(signal)).map((tool) => tool.name);
+  }
+
   /** The running connection of a server (tests use it to kill the child). */
   connection(server: string): McpServerConnection | undefined {
     return this.servers.get(server);

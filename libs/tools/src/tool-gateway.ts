@@ -5,6 +5,8 @@
  * See docs/missions.md, "Tools from outside".
  */
 
+import type { ToolBinary } from './binary/tool-binary';
+
 /** JSON Schema of a tool's arguments, as the catalog or the MCP server gives it. */
 export type ToolInputSchema = Record<string, unknown>;
 
@@ -27,6 +29,12 @@ export interface ExternalTool {
   /** This tool's call deadline when the catalog sets one (else TOOL_CALL_TIMEOUT_MS). */
   timeoutMs?: number;
   /**
+   * Set for a tool of a server the catalog marks `stateful` (docs/missions.md, "Stateful tool
+   * servers"): the session this process holds with it now (null: none yet), which each call's
+   * output names too.
+   */
+  statefulServer?: { name: string; session(): string | null };
+  /**
    * The logical step a call performs: a stable key of (tool, canonical arguments), or of the
    * catalog's `keyArguments` only. Same arguments, same key, whatever their order.
    */
@@ -47,13 +55,26 @@ export interface ToolCallOptions {
   idempotencyKey?: string;
   /** The server reported progress (MCP `notifications/progress`): counts as a heartbeat. */
   onProgress?: () => void;
+  /**
+   * W3C `traceparent` of the call's span when traces are on: an HTTP tool's header, an MCP
+   * call's `_meta.traceparent` (and header over streamable HTTP) — docs/observability.md.
+   */
+  traceparent?: string;
 }
 
 export interface ToolCallOutput {
   /** What the model is shown: text, bounded in size (large outputs saved and referenced). */
   text: string;
-  /** The raw result: MCP `CallToolResult`, or the HTTP response's JSON body. `tool_result` points into it. */
+  /**
+   * The raw result: MCP `CallToolResult`, or the HTTP response's JSON body. `tool_result` points into
+   * it. Binary parts (images, audio, blobs, a binary HTTP body) are `{artifact: {...}}` references
+   * here, their bytes in `binaries`.
+   */
   raw: unknown;
+  /** The bytes of the binary parts `raw` refers to, for the Worker to keep as artifacts. */
+  binaries?: ToolBinary[];
+  /** The session of a stateful server that answered (see ExternalTool.statefulServer). */
+  session?: string;
 }
 
 /** A call that failed; the message goes back to the model as a tool error, never a secret in it. */

@@ -1,10 +1,9 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { Browser, chromium, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { HttpClient, RedisTestContext, VigilStack } from '@vigil/testing';
+import { launchChromium, requireChromium } from '../../support/chromium';
 
-/** Debian's `chromium` package; `.ci/run` installs it when absent. */
-const CHROMIUM = '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '../../../test-artifacts');
 const PASSWORD = 'browser-admin-pw-1';
 
@@ -27,21 +26,18 @@ describe('the task dashboard in a browser', () => {
   let browser: Browser;
 
   beforeAll(async () => {
-    // Never skipped: without the browser this test fails and says how to get one.
-    if (!existsSync(CHROMIUM))
-      throw new Error(`${CHROMIUM} is missing: apt-get install -y chromium (.ci/run does this)`);
+    requireChromium();
     const process = await stack.start('api');
     await stack.start('worker');
     await stack.start('watcher');
     base = `http://127.0.0.1:${process.port}`;
     api = new HttpClient(base, 'web-key-000001');
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--no-sandbox'] });
+    browser = await launchChromium();
     mkdirSync(ARTIFACTS, { recursive: true });
   });
 
   afterAll(async () => {
     await browser?.close();
-    await stack.stopAll();
     await ctx.close();
   });
 

@@ -72,7 +72,6 @@ describe('child missions', () => {
     await Promise.all([stack.start('api'), stack.start('watcher'), stack.start('worker')]);
   });
   afterAll(async () => {
-    await stack.stopAll();
     await ctx.close();
     server.close();
     rmSync(dir, { recursive: true, force: true });

@@ -1,7 +1,4 @@
 import { CAMPAIGN_OBJECTS, ClusterStack } from '../../support/cluster-stack';
-import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
-
-const account = (n: number) => `act_${3_000_000 + n}`;
 
 /**
  * A master SIGKILLed while campaign builds and noop tasks run on every shard: its replica is
@@ -10,34 +7,16 @@ const account = (n: number) => `act_${3_000_000 + n}`;
  * write single (docs/operations.md, "Past one machine").
  */
 describe('a Redis Cluster master killed mid-run', () => {
-  const env = new ClusterStack();
-
-  beforeAll(() => env.start('cluster-failover'), 90_000);
-  afterAll(() => env.close());
+  const env = ClusterStack.forSuite('cluster-failover');
 
   it('every task completes verified, no object is created twice, no task is lost', async () => {
-    const api = env.stack.api!;
-    const campaigns = [1, 2, 3];
-    const ids: string[] = [];
     // Slow enough that the kill lands mid-build: each Graph API call takes 20–40 ms.
     env.sandbox.setFaults({ latencyMs: { min: 20, max: 40 } });
-    for (const n of campaigns) {
-      const created = await api.post('/v1/tasks', {
-        kind: 'campaign_build',
-        input: campaignBuildDemoInput({ adAccountId: account(n) }),
-      });
-      expect(created.status).toBe(201);
-      ids.push(created.body.id as string);
-    }
-    for (let i = 0; i < 12; i++) {
-      const created = await api.post('/v1/tasks', { kind: 'noop', input: { steps: 60, stepMs: 40 } });
-      expect(created.status).toBe(201);
-      ids.push(created.body.id as string);
-    }
+    const { ids, accounts } = await env.createBuildsAndNoops(3, 12, { steps: 60, stepMs: 40 });
     // Mid-run: every campaign build has started writing, none has finished.
     await env.stack.waitForTask(ids[0], (t) => (t.completedUnits ?? 0) >= 20, 30_000, '20 steps');
     const before = await Promise.all(ids.map((id) => env.stack.tasks.get(id)));
-    for (const task of before.slice(0, campaigns.length)) expect(task!.completedUnits).toBeLessThan(134);
+    for (const task of before.slice(0, accounts.length)) expect(task!.completedUnits).toBeLessThan(134);
 
     const masters = await env.cluster.masterPorts();
     const victim = (await env.keysPerMaster()).sort((a, b) => b.keys - a.keys)[0].port;
@@ -67,18 +46,17 @@ describe('a Redis Cluster master killed mid-run', () => {
       }),
     );
     // Each step recorded once, even where a script's reply was lost to the kill and retried.
-    for (const id of ids.slice(0, campaigns.length)) {
+    for (const id of ids.slice(0, accounts.length)) {
       const actions = (await env.ctx.redis.lrange(env.ctx.keys.actions(id), 0, -1)).map(
         (raw) => JSON.parse(raw) as { key?: string; error?: unknown },
       );
       const succeeded = actions.filter((action) => action.key && !action.error).map((action) => action.key);
       expect(new Set(succeeded).size).toBe(134);
     }
-    for (const n of campaigns) expect(env.objectsOf(account(n))).toEqual(CAMPAIGN_OBJECTS);
+    for (const account of accounts) expect(env.objectsOf(account)).toEqual(CAMPAIGN_OBJECTS);
     expect(env.duplicates()).toEqual([]);
     // 0 lost: every task is still listed, from every shard's index.
-    const listed = await api.get('/v1/tasks?limit=100');
-    expect((listed.body.data as { id: string }[]).map((t) => t.id).sort()).toEqual([...ids].sort());
+    expect(await env.listedIds()).toEqual([...ids].sort());
     const perMaster = await env.keysPerMaster();
     expect(perMaster.map((master) => master.port)).toContain(failover.promoted);
     expect(perMaster.flatMap((master) => master.shards).sort()).toEqual([0, 1, 2, 3, 4, 5]);

@@ -1,50 +1,28 @@
 import { Queue } from 'bullmq';
 import { Redis as IORedis, type Redis } from 'ioredis';
-import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 import { bullConnection } from '@vigil/queue';
 import { CAMPAIGN_OBJECTS, ClusterStack } from '../../support/cluster-stack';
 
-const account = (n: number) => `act_${2_000_000 + n}`;
-
 describe('Vigil on a 3-master Redis Cluster with SHARDS=6 (real processes)', () => {
-  const env = new ClusterStack();
-
-  beforeAll(() => env.start('cluster-tasks'), 90_000);
-  afterAll(() => env.close());
+  const env = ClusterStack.forSuite('cluster-tasks');
 
   it('completes campaign builds and noop tasks verified, with every master holding shards', async () => {
-    const api = env.stack.api!;
-    const campaigns = [1, 2];
-    const ids: string[] = [];
-    for (const n of campaigns) {
-      const created = await api.post('/v1/tasks', {
-        kind: 'campaign_build',
-        input: campaignBuildDemoInput({ adAccountId: account(n) }),
-      });
-      expect(created.status).toBe(201);
-      ids.push(created.body.id as string);
-    }
-    for (let i = 0; i < 10; i++) {
-      const created = await api.post('/v1/tasks', { kind: 'noop', input: { steps: 20, stepMs: 5 } });
-      expect(created.status).toBe(201);
-      ids.push(created.body.id as string);
-    }
+    const { ids, accounts } = await env.createBuildsAndNoops(2, 10, { steps: 20, stepMs: 5 });
     for (const id of ids) {
       const task = await env.stack.waitForTask(id, (t) => t.status === 'completed', 90_000, 'completion');
       expect(task.verification?.passed).toBe(true);
       expect(task.completedUnits).toBe(task.totalUnits);
     }
-    for (const n of campaigns) expect(env.objectsOf(account(n))).toEqual(CAMPAIGN_OBJECTS);
+    for (const account of accounts) expect(env.objectsOf(account)).toEqual(CAMPAIGN_OBJECTS);
     expect(env.duplicates()).toEqual([]);
 
     // The notifier consumed every shard's stream: each task's final message is in its log.
     for (const id of ids) {
-      const messages = await api.get(`/v1/tasks/${id}/messages`);
+      const messages = await env.stack.api!.get(`/v1/tasks/${id}/messages`);
       expect(JSON.stringify(messages.body)).toContain('complete');
     }
     // Listings read every shard's index on every master.
-    const listed = await api.get('/v1/tasks?limit=100');
-    expect((listed.body.data as { id: string }[]).map((t) => t.id).sort()).toEqual([...ids].sort());
+    expect(await env.listedIds()).toEqual([...ids].sort());
 
     const perMaster = await env.keysPerMaster();
     expect(perMaster).toHaveLength(3);

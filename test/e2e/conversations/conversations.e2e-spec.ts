@@ -1,8 +1,8 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ActionRecord } from '@vigil/tasks';
-import { RedisTestContext, VigilStack } from '@vigil/testing';
+import { catalogFile, RedisTestContext, unservedStatusPage, VigilStack } from '@vigil/testing';
 
 /**
  * Conversations end to end, with the built apps as processes and no model key: free text starts a
@@ -13,7 +13,6 @@ import { RedisTestContext, VigilStack } from '@vigil/testing';
  */
 describe('conversations, missions and human hand-offs', () => {
   const dir = mkdtempSync(join(tmpdir(), 'vigil-conversations-e2e-'));
-  const catalogPath = join(dir, 'vigil.tools.json');
   const plan = [
     { tool: 'record_finding', args: { title: 'Renewal options listed', body: 'Three options.' } },
     { tool: 'message_user', args: { text: 'Three renewal options found so far.' } },
@@ -21,19 +20,10 @@ describe('conversations, missions and human hand-offs', () => {
     { tool: 'record_finding', args: { title: 'Region chosen', body: 'As the person answered.' } },
     { tool: 'finish_task', args: { summary: 'Listed the options and picked a region.' } },
   ];
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
+  const catalogPath = catalogFile(
+    {
       mcpServers: {},
-      // Offered to the missions, never called by their plan.
-      httpTools: {
-        status_page: {
-          description: 'Reads the status page.',
-          method: 'GET',
-          url: 'http://127.0.0.1:9/status',
-          input: { type: 'object', properties: {} },
-        },
-      },
+      httpTools: { status_page: unservedStatusPage() },
       tenants: {
         acme: {
           allow: ['status_page'],
@@ -45,7 +35,8 @@ describe('conversations, missions and human hand-offs', () => {
           },
         },
       },
-    }),
+    },
+    dir,
   );
   const ctx = new RedisTestContext('conversations-e2e');
   let stack: VigilStack;
@@ -68,7 +59,6 @@ describe('conversations, missions and human hand-offs', () => {
     ]);
   });
   afterAll(async () => {
-    await stack.stopAll();
     await ctx.close();
     rmSync(dir, { recursive: true, force: true });
   });

@@ -4,6 +4,13 @@ import { join } from 'node:path';
 import { AppName, AppProcess, freePort, RedisTestContext } from '@vigil/testing';
 
 const MODEL_SDKS = ['@anthropic-ai/sdk', '@google/genai'];
+/** The OpenTelemetry SDK (not its API, which the Anthropic SDK and prom-client load anyway). */
+const OTEL_SDK = [
+  '@opentelemetry/sdk-trace-base',
+  '@opentelemetry/sdk-trace',
+  '@opentelemetry/exporter-trace-otlp-http',
+  '@opentelemetry/exporter-trace-otlp-proto',
+];
 const PROBE = join(__dirname, 'fixtures', 'record-loaded-modules.cjs');
 
 /** The npm packages a booted app had loaded by the time it exited on SIGTERM. */
@@ -11,12 +18,18 @@ async function packagesLoadedBy(
   ctx: RedisTestContext,
   app: AppName,
   portVariable: string,
+  env: Record<string, string> = {},
 ): Promise<Set<string>> {
   const file = join(tmpdir(), `vigil-loaded-${app}-${process.pid}-${Date.now()}.json`);
   const port = await freePort();
   const child = AppProcess.start(
     app,
-    ctx.env({ [portVariable]: String(port), NODE_OPTIONS: `--require ${PROBE}`, LOADED_MODULES_FILE: file }),
+    ctx.env({
+      ...env,
+      [portVariable]: String(port),
+      NODE_OPTIONS: `--require ${PROBE}`,
+      LOADED_MODULES_FILE: file,
+    }),
   );
   try {
     await child.waitFor(new RegExp(`vigil-${app} ready on port ${port}`));
@@ -48,5 +61,15 @@ describe('what each app loads', () => {
     const loaded = await packagesLoadedBy(ctx, 'worker', 'WORKER_PORT');
     expect(MODEL_SDKS.filter((sdk) => loaded.has(sdk))).toEqual(MODEL_SDKS);
     expect(loaded.has('@aws-sdk/client-s3')).toBe(false);
+    // Traces off (no OTLP endpoint): the SDK is not even loaded (docs/observability.md).
+    expect(OTEL_SDK.filter((sdk) => loaded.has(sdk))).toEqual([]);
+  });
+
+  it('the built watcher loads the OpenTelemetry SDK only when an OTLP endpoint is set', async () => {
+    const port = await freePort();
+    const loaded = await packagesLoadedBy(ctx, 'watcher', 'WATCHER_PORT', {
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}`,
+    });
+    expect(OTEL_SDK.filter((sdk) => loaded.has(sdk))).toEqual(OTEL_SDK);
   });
 });

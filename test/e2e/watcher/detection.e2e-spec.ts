@@ -1,4 +1,4 @@
-import { RedisTestContext, VigilStack } from '@vigil/testing';
+import { type AppProcess, RedisTestContext, VigilStack } from '@vigil/testing';
 
 const BASE = { API_KEYS: 'acme:test-key-0001', WATCHER_INTERVAL_MS: '300', SLICE_MAX_STEPS: '10' };
 
@@ -13,14 +13,29 @@ describe('telling crashed workers from hung ones', () => {
   const ctx = new RedisTestContext('detection');
   afterAll(() => ctx.close());
 
-  it('a SIGKILLed worker is recovered at the next sweeps, long before STALE_AFTER_MS (60 s)', async () => {
-    const stack = new VigilStack(ctx, { ...BASE, HEARTBEAT_INTERVAL_MS: '500', STALE_AFTER_MS: '60000' });
+  /**
+   * Runs `test` on a stack of its own with the heartbeat and staleness timings `env`, an API, a
+   * Watcher and a Worker started and a noop task of `input` created; stops the stack after.
+   */
+  async function onStack(
+    env: { HEARTBEAT_INTERVAL_MS: string; STALE_AFTER_MS: string },
+    input: { steps: number; stepMs: number },
+    test: (stack: VigilStack, worker: AppProcess, id: string) => Promise<void>,
+  ): Promise<void> {
+    const stack = new VigilStack(ctx, { ...BASE, ...env });
     try {
-      await stack.start('api');
-      await stack.start('watcher');
+      await stack.startAll(['api', 'watcher']);
       const worker = await stack.start('worker');
-      const id = (await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 200, stepMs: 100 } }))
-        .body.id;
+      const id = (await stack.api!.post('/v1/tasks', { kind: 'noop', input })).body.id as string;
+      await test(stack, worker, id);
+    } finally {
+      await stack.stopAll();
+    }
+  }
+
+  it('a SIGKILLed worker is recovered at the next sweeps, long before STALE_AFTER_MS (60 s)', async () => {
+    const timings = { HEARTBEAT_INTERVAL_MS: '500', STALE_AFTER_MS: '60000' };
+    await onStack(timings, { steps: 200, stepMs: 100 }, async (stack, worker, id) => {
       await stack.waitForTask(id, (t) => (t.completedUnits ?? 0) >= 5, 20_000, '5 steps');
       const killedAt = Date.now();
       worker.signal('SIGKILL');
@@ -28,19 +43,12 @@ describe('telling crashed workers from hung ones', () => {
       expect(recovered.retryHistory[0]).toMatchObject({ reason: 'crashed', model: 'opus' });
       // Heartbeat 500 ms, sweeps every 300 ms: seconds, where staleness alone would take 60 s.
       expect(recovered.retryHistory[0].at - killedAt).toBeLessThan(10_000);
-    } finally {
-      await stack.stopAll();
-    }
+    });
   });
 
   it('a SIGSTOPped worker is recovered only after STALE_AFTER_MS, and on SIGCONT all its writes are refused', async () => {
-    const stack = new VigilStack(ctx, { ...BASE, HEARTBEAT_INTERVAL_MS: '200', STALE_AFTER_MS: '3000' });
-    try {
-      await stack.start('watcher');
-      await stack.start('api');
-      const worker = await stack.start('worker');
-      const id = (await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 200, stepMs: 100 } }))
-        .body.id;
+    const timings = { HEARTBEAT_INTERVAL_MS: '200', STALE_AFTER_MS: '3000' };
+    await onStack(timings, { steps: 200, stepMs: 100 }, async (stack, worker, id) => {
       await stack.waitForTask(id, (t) => (t.completedUnits ?? 0) >= 5, 20_000, '5 steps');
       worker.signal('SIGSTOP');
       const frozen = await stack.tasks.get(id);
@@ -60,27 +68,18 @@ describe('telling crashed workers from hung ones', () => {
       expect(after!.attempt).toBe(2);
       // The woken process may go on as a healthy worker for attempt 2, never as attempt 1.
       expect(after!.retryHistory).toHaveLength(1);
-    } finally {
-      await stack.stopAll();
-    }
+    });
   });
 
   it('a slow tool that keeps heartbeating for 5× STALE_AFTER_MS is never recovered', async () => {
-    const stack = new VigilStack(ctx, { ...BASE, HEARTBEAT_INTERVAL_MS: '200', STALE_AFTER_MS: '1000' });
-    try {
-      await stack.start('watcher');
-      await stack.start('api');
-      await stack.start('worker');
-      const id = (await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 2, stepMs: 5000 } }))
-        .body.id;
+    const timings = { HEARTBEAT_INTERVAL_MS: '200', STALE_AFTER_MS: '1000' };
+    await onStack(timings, { steps: 2, stepMs: 5000 }, async (stack, _worker, id) => {
       const task = await stack.waitForTask(id, (t) => t.status === 'completed', 30_000, 'completion');
       expect(task.attempt).toBe(1);
       expect(task.retryHistory).toEqual([]);
       const events = (await ctx.redis.xrange(ctx.keys.events(0), '-', '+')).filter(([, f]) => f[3] === id);
       expect(events.filter(([, f]) => f[1] === 'task.recovered')).toHaveLength(0);
       expect(events.filter(([, f]) => f[1] === 'task.started')).toHaveLength(1);
-    } finally {
-      await stack.stopAll();
-    }
+    });
   });
 });

@@ -14,9 +14,7 @@ describe('stalls, diagnosed', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    await fake.listen(ctx);
-    stack = new VigilStack(ctx, {
-      ...fake.env(),
+    stack = await fake.stackOn(ctx, {
       RETRY_POLICY: 'opus',
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '30000',

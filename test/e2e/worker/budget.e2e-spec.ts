@@ -11,9 +11,7 @@ describe('a task budget', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    await fake.listen(ctx);
-    stack = new VigilStack(ctx, {
-      ...fake.env(),
+    stack = await fake.stackOn(ctx, {
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '5000',
       WATCHER_INTERVAL_MS: '500',
@@ -81,9 +79,7 @@ describe('the global spend limit', () => {
   let stack: VigilStack;
 
   beforeAll(async () => {
-    await fake.listen(ctx);
-    stack = new VigilStack(ctx, {
-      ...fake.env(),
+    stack = await fake.stackOn(ctx, {
       GLOBAL_SPEND_LIMIT_USD: String(LIMIT),
       HEARTBEAT_INTERVAL_MS: '200',
       STALE_AFTER_MS: '10000',

@@ -2,33 +2,9 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Queue } from 'bullmq';
-import {
-  ActiveSlices,
-  CallWatchdog,
-  GlobalSpendGate,
-  LoopLag,
-  ModelProviders,
-  OutputClaimCheck,
-  SliceContextCache,
-  SliceRunner,
-  SliceServices,
-  ToolExecutor,
-} from '@vigil/agent';
-import { sectionsOf } from '@vigil/config';
 import { FileObjectStore, ObjectKeys } from '@vigil/object-store';
-import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
-import {
-  ControlSignals,
-  redisTaskLifecycle,
-  SpendLedger,
-  StepRecorder,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-  type ScriptedTurn,
-} from '@vigil/tasks';
-import { builtInKindBinder, FakeToolGateway, newNoopTask, RedisTestContext } from '@vigil/testing';
+import type { ScriptedTurn } from '@vigil/tasks';
+import { FakeToolGateway, newNoopTask, RedisTestContext, SliceRunnerHarness } from '@vigil/testing';
 
 /** About a megabyte of JSON, not all alike. */
 const megabyte = (label: string) => ({
@@ -43,13 +19,8 @@ const megabyte = (label: string) => ({
  */
 describe('tool outputs larger than MAX_INLINE_OUTPUT_BYTES', () => {
   const ctx = new RedisTestContext('large-tool-output', { SLICE_MAX_STEPS: '5', GLOBAL_SPEND_LIMIT_USD: '' });
-  const config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
-  const sections = sectionsOf(config);
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, config);
-  const journal = new WriteJournal(ctx.redis, ctx.keys);
-  const queueOptions = { connection: bullConnection(config.redisUrl), prefix: ctx.prefix };
-  const sliceQueue = new Queue(ctx.keys.sliceQueueName(0), queueOptions);
-  const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
+  const harness = new SliceRunnerHarness(ctx);
+  const { tasks } = harness;
   const outputs = { read: megabyte('read'), write: megabyte('write') };
   const gateway = new FakeToolGateway([
     {
@@ -71,41 +42,11 @@ describe('tool outputs larger than MAX_INLINE_OUTPUT_BYTES', () => {
     store = new FileObjectStore(directory);
   });
   afterAll(async () => {
-    await sliceQueue.close();
-    await wakeQueue.close();
     await ctx.close();
     await rm(directory, { recursive: true, force: true });
   });
 
-  function runner(): SliceRunner {
-    const ledger = new SpendLedger(ctx.redis, ctx.keys);
-    return new SliceRunner(
-      tasks,
-      redisTaskLifecycle(ctx.redis, ctx.keys, config, {
-        slices: new SliceQueue([sliceQueue], ctx.keys),
-        wakeups: new WakeQueue([wakeQueue], ctx.keys),
-      }),
-      new TaskContextStore(ctx.redis, ctx.keys),
-      new SliceContextCache(config),
-      builtInKindBinder(config, gateway),
-      new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
-      new SliceServices(
-        new StepRecorder(ctx.redis, ctx.keys, config),
-        new ToolExecutor(journal),
-        new ModelProviders(sections.models, sections.clocks),
-        new GlobalSpendGate(ledger, config),
-        ledger,
-        new CallWatchdog(config),
-        new LoopLag(),
-        config,
-        'large-output-worker',
-        undefined,
-        undefined,
-        undefined,
-        new OutputClaimCheck(store, sections.storage),
-      ),
-    );
-  }
+  const runner = () => harness.runner(gateway, { workerId: 'large-output-worker', outputs: store });
 
   it('leaves under 8 KB in Redis for a 1 MB output, read or write, and stores the whole of it', async () => {
     const plan: ScriptedTurn[] = [

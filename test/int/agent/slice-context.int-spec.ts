@@ -1,6 +1,6 @@
 import { TaskKind } from '@vigil/kinds';
-import { modelSession, newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import { HeldContext, SliceContext, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
+import { newNoopTask, RedisTestContext, SliceSessionHarness, TEST_CLAIM, TestModel } from '@vigil/testing';
+import { HeldContext, SliceContext } from '@vigil/tasks';
 import {
   buildPrompt,
   type GenerateRequest,
@@ -12,13 +12,11 @@ import {
 import { noopKind } from '@vigil/builtin-kinds';
 
 /** Asks for noop steps 0, 1, 2, … and records a finding after step 1; `during` runs before each call. */
-class StepModel implements ModelProvider {
-  readonly name = 'opus';
-  readonly modelId = 'claude-test';
-  calls = 0;
-  constructor(private readonly during: (call: number) => Promise<void> = async () => undefined) {}
-  async generate(_request: GenerateRequest): Promise<GenerateResult> {
-    const call = this.calls++;
+class StepModel extends TestModel {
+  constructor(private readonly during: (call: number) => Promise<void> = async () => undefined) {
+    super();
+  }
+  protected async reply(_request: GenerateRequest, call: number): Promise<GenerateResult> {
     await this.during(call);
     const toolCall =
       call === 2
@@ -36,22 +34,17 @@ const plain = (context: SliceContext) => ({
 
 describe('a slice context held between slices', () => {
   const ctx = new RedisTestContext('slice-context', { SLICE_MAX_STEPS: '4', WORKER_CONCURRENCY: '2' });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
-  const store = new TaskContextStore(ctx.redis, ctx.keys);
-  const { lifecycle } = redisLifecycle(ctx);
+  const sessions = new SliceSessionHarness(ctx);
+  const { tasks, recorder, contexts: store, lifecycle } = sessions;
   afterAll(() => ctx.close());
 
-  async function runningTask(id: string) {
-    const { task } = await tasks.create(id, newNoopTask({ input: { steps: 10 }, totalUnits: 10 }));
-    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
-    return (await tasks.get(id))!;
-  }
+  const runningTask = (id: string) =>
+    sessions.runningTask(id, newNoopTask({ input: { steps: 10 }, totalUnits: 10 }));
 
   async function runSlice(id: string, model: ModelProvider, held?: HeldContext, writer = 'run-1') {
     const { task, context } = await store.loadForSlice(id, held);
     await lifecycle.claimSlice(task!, { attempt: 1, ...TEST_CLAIM }).catch(() => undefined);
-    const session = modelSession(ctx, recorder, {
+    const session = sessions.session({
       task: task!,
       context,
       contextVersion: task!.contextVersion,

@@ -1,11 +1,10 @@
-import { modelSession, newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import { SpendLedger, StepRecorder, TaskContextStore, TaskRepository } from '@vigil/tasks';
+import { newNoopTask, RedisTestContext, SliceSessionHarness, TestModel } from '@vigil/testing';
+import { SpendLedger } from '@vigil/tasks';
 import {
   estimateCostUsd,
   type GenerateRequest,
   type GenerateResult,
   MAX_OUTPUT_TOKENS,
-  type ModelProvider,
   promptTokenBound,
 } from '@vigil/agent';
 
@@ -13,14 +12,10 @@ import {
  * A model that always asks for the next noop step and bills honestly: input as many tokens as a
  * quarter of the prompt's bytes, output as much as it may (2,000, or max_tokens if lower).
  */
-class ExpensiveModel implements ModelProvider {
-  readonly name = 'opus';
-  readonly modelId = 'claude-test';
-  calls = 0;
+class ExpensiveModel extends TestModel {
   readonly maxTokens: number[] = [];
   readonly costs: number[] = [];
-  async generate(request: GenerateRequest): Promise<GenerateResult> {
-    const index = this.calls++;
+  protected async reply(request: GenerateRequest, index: number): Promise<GenerateResult> {
     if (!request.system.includes('never repeat a step')) throw new Error('the prompt lost its rules');
     this.maxTokens.push(request.maxTokens ?? MAX_OUTPUT_TOKENS);
     const usage = {
@@ -34,21 +29,19 @@ class ExpensiveModel implements ModelProvider {
 
 describe('SliceSession budgets', () => {
   const ctx = new RedisTestContext('slice-session', { GLOBAL_SPEND_LIMIT_USD: '100', SLICE_MAX_STEPS: '50' });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const sessions = new SliceSessionHarness(ctx);
+  const { tasks } = sessions;
   afterAll(() => ctx.close());
 
   it('pauses before the call that would overspend, lowering max_tokens first; every call charged to the task and the gateway', async () => {
-    const { task } = await tasks.create(
+    const task = await sessions.runningTask(
       'budget-1',
       newNoopTask({ input: { steps: 40 }, budgetUsd: 1, totalUnits: 40 }),
     );
-    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const model = new ExpensiveModel();
-    const session = modelSession(ctx, recorder, {
-      task: (await tasks.get(task.id))!,
-      context: await new TaskContextStore(ctx.redis, ctx.keys).load(task.id),
+    const session = sessions.session({
+      task,
+      context: await sessions.contexts.load(task.id),
       contextVersion: 0,
       writer: 'budget-run',
       provider: model,
@@ -71,8 +64,7 @@ describe('SliceSession budgets', () => {
   });
 
   it('never lets concurrent reservations on one task pass its budget', async () => {
-    const { task } = await tasks.create('budget-2', newNoopTask({ budgetUsd: 1 }));
-    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    const task = await sessions.runningTask('budget-2', newNoopTask({ budgetUsd: 1 }));
     const connections = Array.from({ length: 10 }, () => ctx.redis.duplicate());
     try {
       const grants = await Promise.all(

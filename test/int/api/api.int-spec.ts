@@ -1,6 +1,6 @@
 import type { Queue } from 'bullmq';
 import { StepRecorder, TaskLifecycle } from '@vigil/tasks';
-import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
+import { HttpClient, RedisTestContext, stepAction, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 
@@ -366,16 +366,7 @@ describe('API over HTTP', () => {
       await recorder.record({
         taskId: task.id,
         attempt: 1,
-        action: {
-          attempt: 1,
-          slice: 1,
-          tool: 'record_finding',
-          key: null,
-          args: finding,
-          result: { recorded: true },
-          startedAt: Date.now(),
-          durationMs: 1,
-        },
+        action: stepAction('record_finding', null, finding, { recorded: true }),
         succeeded: true,
         finding,
         currentStep: `finding ${index + 1}`,

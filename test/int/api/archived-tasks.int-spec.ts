@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { FileObjectStore, ObjectKeys } from '@vigil/object-store';
 import { MessageLog, StepRecorder, TaskArchiveWriter, TaskLifecycle } from '@vigil/tasks';
-import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
+import { HttpClient, RedisTestContext, stepAction, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /**
@@ -38,23 +38,6 @@ describe('archived tasks over HTTP', () => {
     rmSync(directory, { recursive: true, force: true });
   });
 
-  const step = (
-    n: number,
-    tool: string,
-    key: string | null,
-    args: Record<string, unknown>,
-    result: unknown,
-  ) => ({
-    attempt: 1,
-    slice: 1,
-    tool,
-    key,
-    args,
-    result,
-    startedAt: 1_700_000_000_000 + n,
-    durationMs: 3,
-  });
-
   /** A task that ran: steps, a finding, a write, two user messages; then stopped (terminal). */
   async function ranTask(client: HttpClient, tenantId: string, title: string): Promise<string> {
     const created = await client.post('/v1/tasks', { kind: 'noop', input: { steps: 3 }, title });
@@ -66,7 +49,7 @@ describe('archived tasks over HTTP', () => {
       await recorder.record({
         taskId: task.id,
         attempt: 1,
-        action: step(n, 'noop_step', `step:${n}`, { n }, { ok: n }),
+        action: stepAction('noop_step', `step:${n}`, { n }, { ok: n }, 1_700_000_000_000 + n),
         succeeded: true,
         currentStep: `noop_step step:${n}`,
       });
@@ -74,7 +57,7 @@ describe('archived tasks over HTTP', () => {
     await recorder.record({
       taskId: task.id,
       attempt: 1,
-      action: step(3, 'record_finding', null, finding, { recorded: true }),
+      action: stepAction('record_finding', null, finding, { recorded: true }, 1_700_000_000_003),
       succeeded: true,
       finding,
       currentStep: 'record_finding',
@@ -305,5 +288,29 @@ describe('archived tasks over HTTP', () => {
     expect((await globex.get('/v1/tasks?archived=true&cursor=../acme/x')).status).toBe(400);
     expect((await globex.get('/v1/tasks?archived=maybe')).status).toBe(400);
     expect((await globex.get('/v1/tasks?archived=true&status=completed')).status).toBe(400);
+  });
+
+  it('answers a repeated Idempotency-Key from the archive, never creating the task again', async () => {
+    const body = { kind: 'noop', input: { steps: 3 }, title: 'once only' };
+    const first = await initech.post('/v1/tasks', body, { 'idempotency-key': 'nightly-2026-12-02' });
+    expect(first.status).toBe(201);
+    await api.app.get(TaskLifecycle).stop({ id: first.body.id, tenantId: 'initech' });
+    await archive(first.body.id);
+
+    const again = await initech.post('/v1/tasks', body, { 'idempotency-key': 'nightly-2026-12-02' });
+    // A replay answers as any replay does: 201 with Idempotent-Replayed.
+    expect([again.status, again.headers.get('idempotent-replayed'), again.body.id]).toEqual([
+      201,
+      'true',
+      first.body.id,
+    ]);
+    expect([again.body.status, again.body.archived]).toEqual(['cancelled', true]);
+    expect(await ctx.redis.exists(ctx.keys.task(first.body.id))).toBe(0);
+    const changed = await initech.post(
+      '/v1/tasks',
+      { ...body, title: 'another' },
+      { 'idempotency-key': 'nightly-2026-12-02' },
+    );
+    expect(changed.status).toBe(422);
   });
 });

@@ -1,14 +1,5 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import type { Queue } from 'bullmq';
-import { TaskSupervisor } from '@vigil/supervisor';
-import {
-  RedisTestContext,
-  newNoopTask,
-  startWatcherContext,
-  TEST_CLAIM,
-  redisLifecycle,
-} from '@vigil/testing';
-import { ChildTaskRepository, TaskRepository } from '@vigil/tasks';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, WatcherHarness } from '@vigil/testing';
+import { ChildTaskRepository } from '@vigil/tasks';
 
 /**
  * The Watcher and children (docs/missions.md, "Child missions"), with the real supervisor
@@ -17,25 +8,18 @@ import { ChildTaskRepository, TaskRepository } from '@vigil/tasks';
  * whose creator died before registering it is registered by the sweep, then published.
  */
 describe('the Watcher and child tasks', () => {
-  let ctx: RedisTestContext;
-  let app: INestApplicationContext;
-  let tasks: TaskRepository;
-  let children: ChildTaskRepository;
-  let queue: Queue;
+  const ctx = new RedisTestContext('children-watcher', { MAX_PARALLEL_CHILDREN: '1' });
+  const watcher = new WatcherHarness(ctx);
+  const { tasks, lifecycle } = watcher;
+  const children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const queue = ctx.sliceQueue();
 
-  beforeAll(async () => {
-    ctx = new RedisTestContext('children-watcher', { MAX_PARALLEL_CHILDREN: '1' });
-    app = await startWatcherContext(ctx);
-    tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-    children = new ChildTaskRepository(ctx.redis, ctx.keys, ctx.config);
-    queue = ctx.sliceQueue();
-  });
+  beforeAll(() => watcher.start());
   afterAll(() => ctx.close());
 
   it('leaves a parent waiting on children alone: never stale, never recovered, held children unpublished', async () => {
     const long = Date.now() - 600_000;
     const { task: parent } = await tasks.create('parent-waits', newNoopTask(), '', long);
-    const { lifecycle } = redisLifecycle(ctx);
     await lifecycle.claimSlice(parent, { attempt: 1, ...TEST_CLAIM, workerId: 'gone-worker', now: long });
     const ids = ['a', 'b'].map((step) => children.childId(parent.id, step));
     for (const id of ids) await tasks.create(id, newNoopTask({ parentId: parent.id }), '', long);
@@ -44,7 +28,7 @@ describe('the Watcher and child tasks', () => {
     expect(placements.map((p) => p.registered && p.placement)).toEqual(['running', 'queued']);
     await lifecycle.awaitChildren(parent, { attempt: 1, slice: 1, now: long });
 
-    const supervisor = app.get(TaskSupervisor);
+    const supervisor = watcher.supervisor;
     for (const suspicion of ['deadline', 'worker_gone', 'hung_call', 'expired'] as const)
       expect(await supervisor.inspect(parent.id, suspicion, Date.now(), { workerGoneSince: long })).toBe(
         'nothing',
@@ -72,12 +56,12 @@ describe('the Watcher and child tasks', () => {
 
   it('registers a child whose creator died before registering it, then publishes it', async () => {
     const { task: parent } = await tasks.create('parent-orphan', newNoopTask());
-    await redisLifecycle(ctx).lifecycle.claimSlice(parent, { attempt: 1, ...TEST_CLAIM });
+    await lifecycle.claimSlice(parent, { attempt: 1, ...TEST_CLAIM });
     const id = children.childId(parent.id, 'orphan');
     await tasks.create(id, newNoopTask({ parentId: parent.id }), '', Date.now() - 600_000);
     expect(await children.isUnregistered({ id, parentId: parent.id })).toBe(true);
 
-    expect(await app.get(TaskSupervisor).inspect(id, 'deadline')).toBe('republished');
+    expect(await watcher.supervisor.inspect(id, 'deadline')).toBe('republished');
     expect(await children.ids(parent.id)).toEqual([id]);
     expect((await tasks.get(parent.id))!.children).toEqual({ total: 1, running: 1, done: 0 });
     expect(await queue.getJob(`${id}-a1-s1`)).toBeDefined();

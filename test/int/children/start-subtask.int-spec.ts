@@ -1,14 +1,6 @@
-import { Queue } from 'bullmq';
-import { CreateTaskUseCase, StartChildTaskUseCase } from '@vigil/control';
-import { bullConnection, SliceQueue } from '@vigil/queue';
-import {
-  ChildTaskRepository,
-  InvalidTaskInputError,
-  subtaskStepKey,
-  TaskRepository,
-  redisTaskLifecycle,
-} from '@vigil/tasks';
-import { RedisTestContext, RecordingWakeups, builtInKindBinder } from '@vigil/testing';
+import { StartChildTaskUseCase } from '@vigil/control';
+import { InvalidTaskInputError, subtaskStepKey } from '@vigil/tasks';
+import { RedisTestContext, SliceRunnerHarness } from '@vigil/testing';
 import { FakeCatalog } from '../../support/fake-catalog';
 
 /**
@@ -23,35 +15,11 @@ describe('starting child missions', () => {
     MAX_PARALLEL_CHILDREN: '3',
     TOOLS_ALLOW_PRIVATE: 'true',
   });
-  const config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, config);
-  const children = new ChildTaskRepository(ctx.redis, ctx.keys, config);
-  const queues = ctx.keys.allShards().map(
-    (shard) =>
-      new Queue(ctx.keys.sliceQueueName(shard), {
-        connection: bullConnection(config.redisUrl),
-        prefix: ctx.prefix,
-      }),
-  );
-  const turns = new SliceQueue(queues, ctx.keys);
-  const catalog = new FakeCatalog();
-  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
-    slices: turns,
-    wakeups: new RecordingWakeups(),
-  });
-  const create = new CreateTaskUseCase(
-    tasks,
-    builtInKindBinder(config, catalog.gateway),
-    turns,
-    config,
-    children,
-    lifecycle,
-  );
+  const harness = new SliceRunnerHarness(ctx);
+  const { tasks, children, slices: turns } = harness;
+  const create = harness.createUseCase(harness.kinds(new FakeCatalog().gateway));
   const start = new StartChildTaskUseCase(create);
-  afterAll(async () => {
-    await Promise.all(queues.map((queue) => queue.close()));
-    await ctx.close();
-  });
+  afterAll(() => ctx.close());
 
   const plan = [
     { tool: 'record_finding', args: { title: 'Found', body: 'It.' } },

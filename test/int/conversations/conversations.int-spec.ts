@@ -1,7 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { HttpClient, RedisTestContext } from '@vigil/testing';
+import {
+  catalogFile,
+  HttpClient,
+  ONE_TICKET_LISTED,
+  RedisTestContext,
+  unservedTicketTool,
+} from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /**
@@ -11,43 +14,26 @@ import { InProcessApi } from '../../support/in-process-api';
  * (docs/conversations.md, "Conversations"). No Worker runs: tasks stay where the API leaves them.
  */
 describe('POST /v1/conversations/:id/messages', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-conversations-'));
-  const catalogPath = join(dir, 'vigil.tools.json');
-  const tool = (write: boolean) => ({
-    description: write ? 'Open a ticket.' : 'List tickets.',
-    method: write ? 'POST' : 'GET',
-    url: 'http://127.0.0.1:9/tickets',
-    input: { type: 'object', properties: { title: { type: 'string' } } },
-    ...(write ? { write: true } : {}),
-  });
-  const readBack = {
-    check: 'tool_result',
-    args: { tool: 'list_tickets', arguments: {}, pointer: '/total' },
-    expected: 1,
-  };
   const plan = [
     { tool: 'create_ticket', args: { title: 'from a conversation' } },
     { tool: 'finish_task', args: { summary: 'filed' } },
   ];
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
-      mcpServers: {},
-      httpTools: { create_ticket: tool(true), list_tickets: tool(false) },
-      tenants: {
-        acme: {
-          allow: ['create_ticket', 'list_tickets'],
-          conversationDefaults: {
-            tools: ['create_ticket', 'list_tickets'],
-            exitCriteria: [readBack],
-            budgetUsd: 1,
-            agent: { scripted: { plan } },
-          },
+  const catalogPath = catalogFile({
+    mcpServers: {},
+    httpTools: { create_ticket: unservedTicketTool(true), list_tickets: unservedTicketTool(false) },
+    tenants: {
+      acme: {
+        allow: ['create_ticket', 'list_tickets'],
+        conversationDefaults: {
+          tools: ['create_ticket', 'list_tickets'],
+          exitCriteria: [ONE_TICKET_LISTED],
+          budgetUsd: 1,
+          agent: { scripted: { plan } },
         },
-        globex: { allow: [] },
       },
-    }),
-  );
+      globex: { allow: [] },
+    },
+  });
   const ctx = new RedisTestContext('conversations', {
     API_KEYS: 'acme:acme-key-123,globex:globex-key-123',
     VIGIL_TOOLS: catalogPath,
@@ -87,7 +73,7 @@ describe('POST /v1/conversations/:id/messages', () => {
       kind: 'mission',
       conversationId: 'c-missions',
       budgetUsd: 1,
-      exitCriteria: [readBack],
+      exitCriteria: [ONE_TICKET_LISTED],
       input: {
         goal: 'Research the renewal options and file a ticket for each one',
         tools: ['create_ticket', 'list_tickets'],

@@ -1,7 +1,10 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { HttpClient, RedisTestContext } from '@vigil/testing';
+import {
+  catalogFile,
+  HttpClient,
+  ONE_TICKET_LISTED,
+  RedisTestContext,
+  unservedTicketTool,
+} from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /**
@@ -10,23 +13,15 @@ import { InProcessApi } from '../../support/in-process-api';
  * mission kind"). HTTP tools only, so nothing is spawned; nothing is called at creation.
  */
 describe('POST /v1/tasks for a mission', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'vigil-mission-api-'));
-  const catalogPath = join(dir, 'vigil.tools.json');
-  const ticket = (write: boolean) => ({
-    description: write ? 'Open a ticket.' : 'List tickets.',
-    method: write ? 'POST' : 'GET',
-    url: 'http://127.0.0.1:9/tickets',
-    input: { type: 'object', properties: { title: { type: 'string' } } },
-    ...(write ? { write: true } : {}),
+  const catalogPath = catalogFile({
+    mcpServers: {},
+    httpTools: {
+      create_ticket: unservedTicketTool(true),
+      list_tickets: unservedTicketTool(false),
+      delete_ticket: unservedTicketTool(true),
+    },
+    tenants: { acme: { allow: ['create_ticket', 'list_tickets'] } },
   });
-  writeFileSync(
-    catalogPath,
-    JSON.stringify({
-      mcpServers: {},
-      httpTools: { create_ticket: ticket(true), list_tickets: ticket(false), delete_ticket: ticket(true) },
-      tenants: { acme: { allow: ['create_ticket', 'list_tickets'] } },
-    }),
-  );
   const ctx = new RedisTestContext('mission-api', {
     API_KEYS: 'acme:acme-key-123',
     VIGIL_TOOLS: catalogPath,
@@ -41,11 +36,6 @@ describe('POST /v1/tasks for a mission', () => {
   });
   afterAll(() => ctx.close());
 
-  const readBack = {
-    check: 'tool_result',
-    args: { tool: 'list_tickets', arguments: {}, pointer: '/total' },
-    expected: 1,
-  };
   const plan = [
     { tool: 'create_ticket', args: { title: 'renew the domain' } },
     { tool: 'finish_task', args: { summary: 'filed' } },
@@ -53,7 +43,7 @@ describe('POST /v1/tasks for a mission', () => {
   const mission = (extra: Record<string, unknown> = {}, input: Record<string, unknown> = {}) => ({
     kind: 'mission',
     input: { goal: 'File a ticket to renew the domain', tools: ['create_ticket', 'list_tickets'], ...input },
-    exitCriteria: [readBack],
+    exitCriteria: [ONE_TICKET_LISTED],
     agent: { scripted: { plan } },
     ...extra,
   });
@@ -66,7 +56,7 @@ describe('POST /v1/tasks for a mission', () => {
       kind: 'mission',
       status: 'queued',
       title: 'File a ticket to renew the domain',
-      exitCriteria: [readBack],
+      exitCriteria: [ONE_TICKET_LISTED],
       totalUnits: null,
     });
     // Not waiting on a write: an answer with a resolution is a 409 in words.
@@ -96,14 +86,16 @@ describe('POST /v1/tasks for a mission', () => {
       /a mission needs at least one exit criterion other than findings_count/,
     );
     const onWrite = await create(
-      mission({ exitCriteria: [{ ...readBack, args: { ...readBack.args, tool: 'create_ticket' } }] }),
+      mission({
+        exitCriteria: [{ ...ONE_TICKET_LISTED, args: { ...ONE_TICKET_LISTED.args, tool: 'create_ticket' } }],
+      }),
     );
     expect(onWrite.status).toBe(400);
     expect(onWrite.body.message).toBe(
       'exitCriteria[0] (tool_result): args.tool create_ticket is a write; a check may only call read tools',
     );
     const children = await create(
-      mission({ exitCriteria: [readBack, { check: 'children_completed', expected: false }] }),
+      mission({ exitCriteria: [ONE_TICKET_LISTED, { check: 'children_completed', expected: false }] }),
     );
     expect(children.status).toBe(400);
     expect(children.body.message).toMatch(/children_completed\): expected must be true/);

@@ -1,38 +1,23 @@
 import { createHash } from 'node:crypto';
-import { Queue } from 'bullmq';
-import {
-  ActiveSlices,
-  CallWatchdog,
-  GlobalSpendGate,
-  LoopLag,
-  ModelProviders,
-  SliceContextCache,
-  SliceRunner,
-  SliceServices,
-  ToolExecutor,
-} from '@vigil/agent';
-import { sectionsOf } from '@vigil/config';
 import { kindServices } from '@vigil/kinds';
-import { CreateTaskUseCase, ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
-import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
+import { ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
+import { attemptSpanId, taskTraceId, type Tracing } from '@vigil/telemetry';
 import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
   ArchivedTasks,
-  ChildTaskRepository,
-  ControlSignals,
   InvalidTaskInputError,
   ReadableTasks,
-  redisTaskLifecycle,
-  SpendLedger,
-  StepRecorder,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
   type ExitCriterion,
   type JournalEntry,
   type ScriptedTurn,
 } from '@vigil/tasks';
-import { RedisTestContext, FakeToolGateway, TEST_CLAIM, builtInKindBinder } from '@vigil/testing';
+import {
+  RedisTestContext,
+  FakeToolGateway,
+  TEST_CLAIM,
+  SliceRunnerHarness,
+  memoryTracing,
+} from '@vigil/testing';
 import { FakeCatalog } from '../../support/fake-catalog';
 
 /**
@@ -48,63 +33,22 @@ describe('missions on the runtime', () => {
     TOOLS_ALLOW_PRIVATE: 'true',
     HEARTBEAT_INTERVAL_MS: '30000',
   });
-  const config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
-  const sections = sectionsOf(config);
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, config);
-  const contexts = new TaskContextStore(ctx.redis, ctx.keys);
-  const journal = new WriteJournal(ctx.redis, ctx.keys);
-  const queueOptions = { connection: bullConnection(config.redisUrl), prefix: ctx.prefix };
-  const sliceQueue = new Queue(ctx.keys.sliceQueueName(0), queueOptions);
-  const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), queueOptions);
-  const turns = new SliceQueue([sliceQueue], ctx.keys);
-  const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
-    slices: turns,
-    wakeups: new WakeQueue([wakeQueue], ctx.keys),
-  });
-  afterAll(async () => {
-    await sliceQueue.close();
-    await wakeQueue.close();
-    await ctx.close();
-  });
+  const harness = new SliceRunnerHarness(ctx);
+  const { config, sections, tasks, contexts, journal, lifecycle } = harness;
+  afterAll(() => ctx.close());
 
-  function runtime(catalog: Pick<FakeCatalog, 'gateway'>) {
-    const kinds = builtInKindBinder(config, catalog.gateway);
-    const ledger = new SpendLedger(ctx.redis, ctx.keys);
-    const runner = new SliceRunner(
-      tasks,
-      lifecycle,
-      contexts,
-      new SliceContextCache(config),
-      kinds,
-      new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
-      new SliceServices(
-        new StepRecorder(ctx.redis, ctx.keys, config),
-        new ToolExecutor(journal),
-        new ModelProviders(sections.models, sections.clocks),
-        new GlobalSpendGate(ledger, config),
-        ledger,
-        new CallWatchdog(config),
-        new LoopLag(),
-        config,
-        'mission-worker',
-      ),
-    );
+  function runtime(catalog: Pick<FakeCatalog, 'gateway'>, tracing?: Tracing) {
+    const kinds = harness.kinds(catalog.gateway);
     const checks = new ExitCheckRunner(kinds, contexts);
     return {
-      runner,
-      create: new CreateTaskUseCase(
-        tasks,
-        kinds,
-        turns,
-        config,
-        new ChildTaskRepository(ctx.redis, ctx.keys, config),
-        lifecycle,
-      ),
+      runner: harness.runner(catalog.gateway, { kinds, workerId: 'mission-worker', tracing }),
+      create: harness.createUseCase(kinds),
       input: new ProvideInputUseCase(
         tasks,
         lifecycle,
         journal,
         new ReadableTasks(tasks, new ArchivedTasks()),
+        tracing,
       ),
       checks,
       retries: new RetryPublisher(
@@ -115,25 +59,9 @@ describe('missions on the runtime', () => {
         new FailureReporter(contexts, checks),
         sections.limits,
         sections.models,
+        tracing,
       ),
     };
-  }
-
-  /** Slices of the task's current attempt until one does not hand on to a next slice. */
-  async function runSlices(runner: SliceRunner, taskId: string): Promise<string[]> {
-    const outcomes: string[] = [];
-    for (let i = 0; i < 30; i++) {
-      const task = (await tasks.get(taskId))!;
-      const outcome = await runner.run({
-        taskId,
-        attempt: task.attempt,
-        slice: task.sliceCount + 1,
-        reason: 'next_slice',
-      });
-      outcomes.push(outcome);
-      if (outcome !== 'next_slice') break;
-    }
-    return outcomes;
   }
 
   const mission = (plan: ScriptedTurn[], tools: string[], exitCriteria: ExitCriterion[]) => ({
@@ -180,7 +108,7 @@ describe('missions on the runtime', () => {
     );
     expect(task.title).toBe('Keep notes on the launch and file what needs doing');
 
-    expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
+    expect((await harness.runSlices(runner, task.id)).at(-1)).toBe('verifying');
     // Each write reached the external system once, with the key of its logical step.
     const creates = catalog.gateway.callsOf('notes.create_note');
     expect(creates.map((call) => call.args.title)).toEqual(['launch date', 'press list']);
@@ -258,7 +186,7 @@ describe('missions on the runtime', () => {
         ],
       ),
     );
-    expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
+    expect((await harness.runSlices(runner, task.id)).at(-1)).toBe('verifying');
     // The note was created once and found through its lookup; memory.set ran twice, as allowed.
     expect(catalog.gateway.callsOf('notes.create_note')).toHaveLength(1);
     expect(catalog.gateway.callsOf('notes.create_note', 'lookup')).toHaveLength(1);
@@ -272,7 +200,8 @@ describe('missions on the runtime', () => {
 
   it('the Watcher looks up a write the crashed attempt made before it retries; the retry does not make it again', async () => {
     const catalog = new FakeCatalog();
-    const { runner, create, retries } = runtime(catalog);
+    const { tracing, spans } = memoryTracing();
+    const { runner, create, retries } = runtime(catalog, tracing);
     const { task } = await create.execute(
       'acme',
       mission(
@@ -289,7 +218,7 @@ describe('missions on the runtime', () => {
     );
     // Attempt 1 journalled the intent and its call reached the notes server; then its Worker died.
     await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
-    const [tool] = await builtInKindBinder(config, catalog.gateway).bind(task).tools();
+    const [tool] = await harness.kinds(catalog.gateway).bind(task).tools();
     const args = { title: 'launch date' };
     await journal.begin(task.id, 1, tool.stepKey(args, task.input), args);
     await tool.execute(args, {
@@ -312,7 +241,20 @@ describe('missions on the runtime', () => {
     const queued = (await tasks.get(task.id))!;
     expect(queued).toMatchObject({ status: 'queued', attempt: 2, completedUnits: 1 });
     expect(queued.retryContext?.reconciled).toEqual([{ key: tool.stepKey(args, task.input), found: true }]);
-    expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
+    // In the trace: the lookup under the attempt that left the write unknown, then attempt 2 made.
+    const inTrace = spans().filter((span) => span.spanContext().traceId === taskTraceId(task.id));
+    const lookup = inTrace.find((span) => span.name === 'vigil.watcher.reconcile')!;
+    expect(lookup.parentSpanContext?.spanId).toBe(attemptSpanId(task.id, 1));
+    expect(lookup.attributes).toMatchObject({
+      'vigil.step.key': tool.stepKey(args, task.input),
+      'vigil.reconcile.found': true,
+    });
+    const attempt = inTrace.find(
+      (span) => span.name === 'vigil.attempt' && span.attributes['vigil.attempt'] === 2,
+    )!;
+    expect(attempt.spanContext().spanId).toBe(attemptSpanId(task.id, 2));
+    expect(attempt.attributes).toMatchObject({ 'vigil.attempt.reason': 'crashed', 'vigil.retry.number': 1 });
+    expect((await harness.runSlices(runner, task.id)).at(-1)).toBe('verifying');
     expect(catalog.gateway.callsOf('notes.create_note')).toHaveLength(1);
     expect(catalog.notes.size).toBe(1);
   });
@@ -351,15 +293,15 @@ describe('missions on the runtime', () => {
       ),
     );
     taskId = task.id;
-    expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
+    expect((await harness.runSlices(runner, task.id)).at(-1)).toBe('verifying');
     // HEARTBEAT_INTERVAL_MS is 30 s here: only the second progress report can have beaten.
     expect(seen[0].beatDuringCall).toBeGreaterThanOrEqual(seen[0].callStarted + 1000);
   });
 
   describe('a write whose answer was lost and that has no lookup', () => {
-    async function waitingTask(catalog: FakeCatalog) {
+    async function waitingTask(catalog: FakeCatalog, tracing?: Tracing) {
       catalog.dropAnswerOnce.add('renew the domain');
-      const parts = runtime(catalog);
+      const parts = runtime(catalog, tracing);
       const { task } = await parts.create.execute(
         'acme',
         mission(
@@ -374,7 +316,7 @@ describe('missions on the runtime', () => {
           ],
         ),
       );
-      expect(await runSlices(parts.runner, task.id)).toEqual(['waiting_on_human']);
+      expect(await harness.runSlices(parts.runner, task.id)).toEqual(['waiting_on_human']);
       return { ...parts, task: (await tasks.get(task.id))! };
     }
 
@@ -403,7 +345,7 @@ describe('missions on the runtime', () => {
       await expect(input.execute('acme', task.id, { text: 'TCK-1', resolution: 'done' })).rejects.toThrow(
         ResolutionNotExpectedError,
       );
-      expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
+      expect((await harness.runSlices(runner, task.id)).at(-1)).toBe('verifying');
       expect(catalog.gateway.callsOf('create_ticket')).toHaveLength(1);
       expect(catalog.tickets).toHaveLength(1);
       expect((await contexts.load(task.id)).findings.map((finding) => finding.title)).toEqual([
@@ -411,11 +353,37 @@ describe('missions on the runtime', () => {
       ]);
     });
 
+    it('traces it: the write with its traceparent, its journal outcome unresolved, then the wait for the person', async () => {
+      const catalog = new FakeCatalog();
+      const { tracing, spans } = memoryTracing();
+      const { task, input } = await waitingTask(catalog, tracing);
+      await input.execute('acme', task.id, { text: 'TCK-1', resolution: 'done' });
+      const inTrace = spans().filter((span) => span.spanContext().traceId === taskTraceId(task.id));
+      const write = inTrace.find((span) => span.name === 'execute_tool create_ticket')!;
+      expect(write.attributes).toMatchObject({
+        'vigil.tool.effect': 'write',
+        'vigil.tool.journal': 'unresolved',
+        'vigil.tool.outcome': 'error',
+      });
+      const [call] = catalog.gateway.callsOf('create_ticket');
+      expect(call.traceparent).toBe(`00-${taskTraceId(task.id)}-${write.spanContext().spanId}-01`);
+      const wait = inTrace.find((span) => span.name === 'vigil.human_wait')!;
+      expect(wait.parentSpanContext?.spanId).toBe(attemptSpanId(task.id, task.attempt));
+      expect(wait.attributes).toMatchObject({
+        'vigil.human.reason': 'unresolved_write',
+        'vigil.human.resolution': 'done',
+      });
+      // No content capture: neither the question nor the answer is on the span.
+      expect(wait.attributes['vigil.human.answer']).toBeUndefined();
+      const slice = inTrace.find((span) => span.name === 'vigil.slice')!;
+      expect(slice.attributes['vigil.slice.outcome']).toBe('waiting_on_human');
+    });
+
     it('"not_done": the write is made exactly once more', async () => {
       const catalog = new FakeCatalog();
       const { task, input, runner } = await waitingTask(catalog);
       await input.execute('acme', task.id, { text: 'it is not in the tracker', resolution: 'not_done' });
-      expect((await runSlices(runner, task.id)).at(-1)).toBe('verifying');
+      expect((await harness.runSlices(runner, task.id)).at(-1)).toBe('verifying');
       expect(catalog.gateway.callsOf('create_ticket')).toHaveLength(2);
       const [entry] = await journalOf(task.id);
       expect(entry).toMatchObject({ state: 'done', result: { id: 'TCK-2' } });

@@ -1,10 +1,13 @@
 import { StepRecorder, WriteJournal, TaskLifecycle } from '@vigil/tasks';
-import { HttpClient, RedisTestContext, TEST_CLAIM } from '@vigil/testing';
+import { HttpClient, RedisTestContext, stepAction, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
 
 /** `GET /v1/tasks/:id/report` over HTTP: Markdown built from what the runtime recorded, per tenant. */
 describe('the task report route', () => {
-  const ctx = new RedisTestContext('report', { API_KEYS: 'acme:acme-key-123,globex:globex-key-456' });
+  const ctx = new RedisTestContext('report', {
+    API_KEYS: 'acme:acme-key-123,globex:globex-key-456',
+    PUBLIC_BASE_URL: 'https://vigil.example.com/',
+  });
   let api: InProcessApi;
   let acme: HttpClient;
 
@@ -14,17 +17,6 @@ describe('the task report route', () => {
   });
 
   afterAll(() => ctx.close());
-
-  const step = (tool: string, key: string | null, args: Record<string, unknown>, result: unknown) => ({
-    attempt: 1,
-    slice: 1,
-    tool,
-    key,
-    args,
-    result,
-    startedAt: Date.now(),
-    durationMs: 1,
-  });
 
   it('answers Markdown from the record: findings, writes made once, the checks still to run', async () => {
     const created = await acme.post('/v1/tasks', {
@@ -36,17 +28,19 @@ describe('the task report route', () => {
     const task = { id: created.body.id as string, tenantId: 'acme' };
     await api.app.get(TaskLifecycle).claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     const recorder = api.app.get(StepRecorder);
+    const screenshot = 'e'.repeat(64);
     const finding = {
       title: 'Refunds are rare',
       body: 'Under 1% of orders.',
       data: { share: 0.008 },
+      artifacts: [screenshot],
       attempt: 1,
       at: 5,
     };
     await recorder.record({
       taskId: task.id,
       attempt: 1,
-      action: step('record_finding', null, finding, { recorded: true }),
+      action: stepAction('record_finding', null, finding, { recorded: true }),
       succeeded: true,
       finding,
       currentStep: 'record_finding',
@@ -59,7 +53,7 @@ describe('the task report route', () => {
     await recorder.record({
       taskId: task.id,
       attempt: 1,
-      action: step('create_ticket', 'create_ticket:k1', args, { id: 'T-17' }),
+      action: stepAction('create_ticket', 'create_ticket:k1', args, { id: 'T-17' }),
       succeeded: true,
       journal: { state: 'done', attempt: 1, at: Date.now(), args, result: { id: 'T-17' } },
       currentStep: 'create_ticket create_ticket:k1',
@@ -76,6 +70,10 @@ describe('the task report route', () => {
     expect(report).toContain('Not verified yet. Its exit criteria: `all_steps_recorded` = 2.');
     expect(report).toContain('### 1. Refunds are rare');
     expect(report).toContain('```json\n{"share":0.008}\n```');
+    // The finding's screenshot, linked absolute from PUBLIC_BASE_URL.
+    expect(report).toContain(
+      `Evidence: [1. artifact eeeeeeeeeeee](https://vigil.example.com/v1/tasks/${task.id}/artifacts/${screenshot})`,
+    );
     expect(report).toContain('1 write in the write journal; each was made once.');
     expect(report).toContain('| 1 | create_ticket | {"title":"Refund policy unclear"} | id: T-17 | 1 | — |');
     expect(report).toContain('2 tool calls recorded');

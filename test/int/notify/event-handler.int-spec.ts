@@ -8,8 +8,8 @@ import {
   WebhookChannel,
   WebhookQueues,
 } from '@vigil/notify';
-import { newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import { MessageLog, TaskRecord, TaskRepository } from '@vigil/tasks';
+import { newNoopTask, RedisTestContext, TaskHarness, TEST_CLAIM } from '@vigil/testing';
+import { MessageLog, TaskRecord } from '@vigil/tasks';
 
 /** Events written by the real transition scripts, handled (and redelivered) against the real Redis. */
 describe('event messages (append-message.lua)', () => {
@@ -17,8 +17,7 @@ describe('event messages (append-message.lua)', () => {
     WEBHOOK_DEFAULT_URL: 'http://127.0.0.1:9/default-hook',
     NOTIFIER_CLAIM_IDLE_MS: '300',
   });
-  const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks: repo, lifecycle } = new TaskHarness(ctx);
   const lease = { owner: 'watcher', expiresAt: Date.now() + 60_000 };
   const log = new MessageLog(ctx.redis, ctx.keys);
   const queues = new WebhookQueues(sectionsOf(ctx.config).redis, sectionsOf(ctx.config).webhooks, ctx.keys);
@@ -80,6 +79,17 @@ describe('event messages (append-message.lua)', () => {
     return task;
   }
 
+  /** The messages liveTask's events make: question, answer, pause, resume, recovery, agent text, end. */
+  const LIVE_TASK_MESSAGE_KINDS = [
+    'human_input',
+    'control',
+    'control',
+    'control',
+    'recovery',
+    'agent',
+    'completed',
+  ];
+
   it('sends one message per meaningful event, each once however often the event is redelivered', async () => {
     const task = await liveTask({ sandbox: false, notify: { webhookUrl: 'http://127.0.0.1:9/task-hook' } });
     const events = await eventsOf(task.id);
@@ -88,15 +98,7 @@ describe('event messages (append-message.lua)', () => {
     for (const event of [...events].reverse())
       expect(['duplicate', 'ignored']).toContain(await handler.handle(event));
     const messages = await log.list(task.id);
-    expect(messages.map((m) => m.kind)).toEqual([
-      'human_input',
-      'control',
-      'control',
-      'control',
-      'recovery',
-      'agent',
-      'completed',
-    ]);
+    expect(messages.map((m) => m.kind)).toEqual(LIVE_TASK_MESSAGE_KINDS);
     expect(messages[0].text).toContain('Which ad account?');
     expect(messages[1].text).toContain('Your answer was received');
     expect(messages[4].text).not.toMatch(/worker w1|opus/);
@@ -185,15 +187,7 @@ describe('event messages (append-message.lua)', () => {
     }
     expect((await ctx.redis.xpending(stream, NOTIFIER_GROUP))[0]).toBe(0);
     const messages = await log.list(task.id);
-    expect(messages.map((m) => m.kind)).toEqual([
-      'human_input',
-      'control',
-      'control',
-      'control',
-      'recovery',
-      'agent',
-      'completed',
-    ]);
+    expect(messages.map((m) => m.kind)).toEqual(LIVE_TASK_MESSAGE_KINDS);
     expect(new Set(messages.map((m) => m.id)).size).toBe(messages.length);
   });
 });

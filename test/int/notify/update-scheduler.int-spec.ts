@@ -54,6 +54,17 @@ describe('progress updates (claim-update.lua)', () => {
   const progress = async (taskId: string): Promise<UserMessage[]> =>
     (await log.list(taskId)).filter((message) => message.kind === 'progress');
 
+  /** The progress message of update slot `slot`, as a scheduler claims it for attempt 1. */
+  const progressUpdate = (taskId: string, slot: number) =>
+    ({
+      id: `${taskId}-up-${slot}`,
+      taskId,
+      kind: 'progress',
+      text: 'x',
+      sentAt: '',
+      attempt: 1,
+    }) as const;
+
   it('sends exactly one update per slot while five replicas race for every slot', async () => {
     const task = await runningTask();
     const connections = Array.from({ length: 5 }, () => ctx.redis.duplicate());
@@ -83,21 +94,12 @@ describe('progress updates (claim-update.lua)', () => {
   it('is not due before its first slot, and an update already claimed is not sent again', async () => {
     const task = await runningTask();
     expect(await scheduler().tick(T0 + I / 2)).toEqual({});
-    const message = {
-      id: `${task.id}-up-0`,
-      taskId: task.id,
-      kind: 'progress',
-      text: 'x',
-      sentAt: '',
-      attempt: 1,
-    } as const;
+    const message = progressUpdate(task.id, 0);
     const options = { now: T0 + I / 2, intervalMs: I, streamMaxLen: 1000 };
     expect(await log.claimUpdate(task.id, 0, message, [], options)).toBe('not_due');
     expect(await scheduler().tick(T0 + I + 1)).toEqual({ claimed: 1 });
     const again = { ...options, now: T0 + I + 600 };
-    expect(await log.claimUpdate(task.id, 1, { ...message, id: `${task.id}-up-1` }, [], again)).toBe(
-      'not_due',
-    );
+    expect(await log.claimUpdate(task.id, 1, progressUpdate(task.id, 1), [], again)).toBe('not_due');
     expect(await progress(task.id)).toHaveLength(1);
   });
 
@@ -121,14 +123,7 @@ describe('progress updates (claim-update.lua)', () => {
     await lifecycle.stop(task, { now: T0 + 500 });
     expect(await ctx.redis.zscore(ctx.keys.updatesIndex(0), task.id)).toBeNull();
     expect(await scheduler().tick(T0 + 5 * I)).toEqual({});
-    const message = {
-      id: `${task.id}-up-5`,
-      taskId: task.id,
-      kind: 'progress',
-      text: 'x',
-      sentAt: '',
-      attempt: 1,
-    } as const;
+    const message = progressUpdate(task.id, 5);
     const options = { now: T0 + 5 * I, intervalMs: I, streamMaxLen: 1000 };
     expect(await log.claimUpdate(task.id, 5, message, [], options)).toBe('finished');
     expect(await ctx.redis.zscore(ctx.keys.updatesIndex(0), task.id)).toBeNull();

@@ -240,5 +240,8 @@ describe('the OpenAPI document', () => {
     const readme = readFileSync(join(__dirname, '../../../README.md'), 'utf8');
     for (const example of Object.values(CREATE_TASK_EXAMPLES))
       expect(readme).toContain(JSON.stringify(example.value, null, 2));
+    // And the quick start's file (`npx vigil tasks create -f examples/noop.json --watch`) is the noop one.
+    const noopFile = readFileSync(join(__dirname, '../../../examples/noop.json'), 'utf8');
+    expect(JSON.parse(noopFile)).toEqual(CREATE_TASK_EXAMPLES.noop.value);
   });
 });

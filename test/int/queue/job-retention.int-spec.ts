@@ -1,26 +1,7 @@
 import { Worker } from 'bullmq';
-import {
-  ActiveSlices,
-  CallWatchdog,
-  GlobalSpendGate,
-  LoopLag,
-  ModelProviders,
-  SliceContextCache,
-  SliceRunner,
-  SliceServices,
-  ToolExecutor,
-} from '@vigil/agent';
-import { bullConnection, JobRetention, SliceQueue, WakeQueue, type SliceJob } from '@vigil/queue';
-import {
-  ControlSignals,
-  redisTaskLifecycle,
-  SpendLedger,
-  StepRecorder,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-} from '@vigil/tasks';
-import { builtInKindBinder, FakeToolGateway, newNoopTask, RedisTestContext } from '@vigil/testing';
+import { bullConnection, JobRetention, SliceQueue, type SliceJob } from '@vigil/queue';
+import { TaskRepository } from '@vigil/tasks';
+import { FakeToolGateway, newNoopTask, RedisTestContext, SliceRunnerHarness } from '@vigil/testing';
 
 /**
  * Finished slice and wake jobs leave Redis (docs/operations.md, "Sizing Redis"): noop tasks run
@@ -29,8 +10,7 @@ import { builtInKindBinder, FakeToolGateway, newNoopTask, RedisTestContext } fro
  */
 describe('finished BullMQ jobs are removed by count and age', () => {
   const ctx = new RedisTestContext('job-retention', { SLICE_MAX_STEPS: '2', GLOBAL_SPEND_LIMIT_USD: '' });
-  const config = { ...ctx.config, anthropicApiKey: undefined, geminiApiKey: undefined };
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, config);
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const sliceQueue = ctx.sliceQueue();
   const wakeQueue = ctx.wakeQueue();
   const connection = bullConnection(ctx.config.redisUrl);
@@ -39,33 +19,7 @@ describe('finished BullMQ jobs are removed by count and age', () => {
 
   /** A Worker's slice runner behind a BullMQ worker; slices and wake-ups kept for `retention`. */
   function workerKeeping(retention: JobRetention): { close: () => Promise<void> } {
-    const lifecycle = redisTaskLifecycle(ctx.redis, ctx.keys, config, {
-      slices: new SliceQueue([sliceQueue], ctx.keys, retention),
-      wakeups: new WakeQueue([wakeQueue], ctx.keys, retention),
-    });
-    const ledger = new SpendLedger(ctx.redis, ctx.keys);
-    const runner = new SliceRunner(
-      tasks,
-      lifecycle,
-      new TaskContextStore(ctx.redis, ctx.keys),
-      new SliceContextCache(config),
-      builtInKindBinder(config, new FakeToolGateway([])),
-      new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), config),
-      new SliceServices(
-        new StepRecorder(ctx.redis, ctx.keys, config),
-        new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-        new ModelProviders(
-          { ...ctx.sections.models, anthropicApiKey: '', geminiApiKey: '' },
-          ctx.sections.clocks,
-        ),
-        new GlobalSpendGate(ledger, config),
-        ledger,
-        new CallWatchdog(config),
-        new LoopLag(),
-        config,
-        'worker-under-test',
-      ),
-    );
+    const runner = new SliceRunnerHarness(ctx, { retention }).runner(new FakeToolGateway([]));
     const worker = new Worker<SliceJob>(sliceQueue.name, (job) => runner.run(job.data), {
       connection,
       prefix: ctx.prefix,

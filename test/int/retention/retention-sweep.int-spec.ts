@@ -2,7 +2,8 @@ import { loadConfig, sectionsOf } from '@vigil/config';
 import { ObjectKeys, type ObjectStore } from '@vigil/object-store';
 import { LeaseService, RetentionSweep } from '@vigil/supervisor';
 import { decodeArchive, TaskArchiveWriter, TaskRepository } from '@vigil/tasks';
-import { MemoryObjectStore, newNoopTask, RedisTestContext, redisLifecycle } from '@vigil/testing';
+import { taskRootSpanId, taskTraceId, type Tracing } from '@vigil/telemetry';
+import { memoryTracing, MemoryObjectStore, newNoopTask, RedisTestContext, TaskHarness } from '@vigil/testing';
 
 /** Every Redis key under the context's prefix that names this task. */
 async function keysOf(ctx: RedisTestContext, taskId: string): Promise<string[]> {
@@ -23,12 +24,11 @@ describe('RetentionSweep', () => {
     TASK_RETENTION_MS: '0',
     FAILED_TASK_RETENTION_MS: '3600000',
   });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks, lifecycle } = new TaskHarness(ctx);
   const leases = new LeaseService(ctx.redis, ctx.keys, ctx.config);
   afterAll(() => ctx.close());
 
-  function sweepWith(store: ObjectStore, env: Record<string, string> = {}) {
+  function sweepWith(store: ObjectStore, env: Record<string, string> = {}, tracing?: Tracing) {
     const config = loadConfig({ ...process.env, ...ctx.env(), TASK_RETENTION_MS: '0', ...env });
     const sections = sectionsOf(config);
     const writer = new TaskArchiveWriter(ctx.redis, ctx.keys, store);
@@ -43,6 +43,7 @@ describe('RetentionSweep', () => {
         sections.storage,
         sections.clocks,
         'w1',
+        tracing,
       ),
     };
   }
@@ -135,6 +136,28 @@ describe('RetentionSweep', () => {
     expect(await sweep.tick(now)).toMatchObject({ archived: 0, failed: 1 });
     expect((await tasks.get(id))?.status).toBe('cancelled');
     expect(Number(await ctx.redis.zscore(ctx.keys.retentionIndex(0), id))).toBeGreaterThan(now);
+  });
+
+  it("ends each task's trace with its retention: archived with its bytes, or failed", async () => {
+    const { tracing, spans } = memoryTracing();
+    const archivedId = await finished();
+    await sweepWith(new MemoryObjectStore(), {}, tracing).sweep.tick(Date.now() + 1);
+    const broken = new MemoryObjectStore();
+    broken.put = async () => {
+      throw new Error('bucket unreachable');
+    };
+    const failedId = await finished();
+    await sweepWith(broken, {}, tracing).sweep.tick(Date.now() + 1);
+    const [archived, failed] = [archivedId, failedId].map((id) =>
+      spans().find(
+        (span) => span.spanContext().traceId === taskTraceId(id) && span.name === 'vigil.retention',
+      ),
+    );
+    expect(archived?.parentSpanContext?.spanId).toBe(taskRootSpanId(archivedId));
+    expect(archived?.attributes).toMatchObject({ 'vigil.archive.outcome': 'archived' });
+    expect(archived?.attributes['vigil.archive.bytes']).toBeGreaterThan(0);
+    expect(failed?.attributes).toMatchObject({ 'vigil.archive.outcome': 'failed' });
+    expect(failed?.status.code).toBe(2);
   });
 
   it('with ARCHIVE=off deletes without writing anything', async () => {

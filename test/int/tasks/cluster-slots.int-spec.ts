@@ -67,6 +67,9 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
         },
         succeeded: true,
         currentStep: 'noop_step',
+        artifacts: [
+          { id: 'c'.repeat(64), tool: 'noop_step', mimeType: 'image/png', bytes: 1, createdAt: '' },
+        ],
       });
       await lifecycle.failAttempt(task, { attempt: 1, reason: 'hung_call', during: 'slice' });
       const stored = (await tasks.get(id))!;
@@ -134,6 +137,12 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       const taskKey = call.keys[0];
       const shard = Number(/\{s(\d+)\}/.exec(taskKey)![1]);
       expect(clusterSlot(`${ctx.prefix}:${ctx.keys.sliceQueueName(shard)}:wait`)).toBe(clusterSlot(taskKey));
+    }
+    // The artifact list is one of the task's keys: listed with the step, removed with the task.
+    for (const name of ['record-step', 'forget-task'] as const) {
+      const call = calls.find((c) => c.name === name)!;
+      const taskId = /:task:([^:]+)$/.exec(call.keys[0])![1];
+      expect(call.keys).toContain(ctx.keys.artifacts(taskId));
     }
     if (shards === '4') expect(shardsSeen.size).toBeGreaterThan(1);
   });

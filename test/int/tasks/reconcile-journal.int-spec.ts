@@ -1,17 +1,9 @@
-import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import {
-  type HeldContext,
-  type JournalEntry,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-} from '@vigil/tasks';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, TaskHarness } from '@vigil/testing';
+import { type HeldContext, type JournalEntry } from '@vigil/tasks';
 
 describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
   const ctx = new RedisTestContext('reconcile-journal');
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const scripts = new WriteJournal(ctx.redis, ctx.keys);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks, journal, contexts, lifecycle } = new TaskHarness(ctx);
   afterAll(() => ctx.close());
 
   it('records a found write only during its recovery, and makes held slice contexts stale', async () => {
@@ -25,7 +17,7 @@ describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
     };
 
     // Still queued: not a recovery in progress, nothing is written.
-    expect(await scripts.recordReconciled(task, 'write:1', entry, { id: 'obj_1' })).toBe(false);
+    expect(await journal.recordReconciled(task, 'write:1', entry, { id: 'obj_1' })).toBe(false);
     expect(await ctx.redis.hlen(ctx.keys.journal(task.id))).toBe(0);
     expect((await tasks.get(task.id))!.contextVersion).toBe(0);
 
@@ -39,7 +31,6 @@ describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
     const retrying = (await tasks.get(task.id))!;
     expect(retrying.contextVersion).toBe(0);
     // A context held as of now (nothing recorded yet) would be current until the reconcile.
-    const contexts = new TaskContextStore(ctx.redis, ctx.keys);
     const held: HeldContext = {
       attempt: retrying.attempt,
       actions: 0,
@@ -48,7 +39,7 @@ describe('WriteJournal.recordReconciled (reconcile-journal.lua)', () => {
       context: { doneSteps: new Set(), outputs: new Map(), findings: [] },
     };
     expect((await contexts.loadForSlice(task.id, held)).source).toBe('held');
-    expect(await scripts.recordReconciled(retrying, 'write:1', entry, { id: 'obj_1' })).toBe(true);
+    expect(await journal.recordReconciled(retrying, 'write:1', entry, { id: 'obj_1' })).toBe(true);
     const reloaded = await contexts.loadForSlice(task.id, held);
     expect(reloaded.source).toBe('stale');
     expect(reloaded.context.outputs.get('write:1')).toEqual({ id: 'obj_1' });

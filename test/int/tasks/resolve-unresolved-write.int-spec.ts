@@ -1,18 +1,9 @@
-import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import {
-  type JournalEntry,
-  TaskContextStore,
-  TaskNotActiveError,
-  TaskRepository,
-  WriteJournal,
-} from '@vigil/tasks';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, TaskHarness } from '@vigil/testing';
+import { type JournalEntry, TaskNotActiveError } from '@vigil/tasks';
 
 describe('WriteJournal.resolveUnresolved (resolve-unresolved-write.lua)', () => {
   const ctx = new RedisTestContext('resolve-unresolved');
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const journal = new WriteJournal(ctx.redis, ctx.keys);
-  const contexts = new TaskContextStore(ctx.redis, ctx.keys);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks, journal, contexts, lifecycle } = new TaskHarness(ctx);
   afterAll(() => ctx.close());
 
   /** A task whose slice found `write:1`'s outcome unknown and began waiting for a person. */

@@ -189,4 +189,38 @@ describe('record-step.lua', () => {
     expect(await ctx.redis.llen(ctx.keys.actions(task.id))).toBe(0);
     expect(await ctx.redis.scard(ctx.keys.doneSteps(task.id))).toBe(0);
   });
+
+  it("lists a step's artifacts under the step's number, once per id, and not again on a repeat of the call", async () => {
+    const { task } = await tasks.create('rs-artifacts', newNoopTask());
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    const png = { id: 'a'.repeat(64), mimeType: 'image/png', bytes: 120, width: 4, height: 3 };
+    const pdf = { id: 'b'.repeat(64), mimeType: 'application/pdf', bytes: 900, name: 'r.pdf' };
+    const entry = (ref: Record<string, unknown>) => ({
+      ...ref,
+      tool: 'shot',
+      createdAt: '2026-01-01T00:00:00.000Z',
+    });
+    const step = (writerSeq: number, artifacts: Record<string, unknown>[]) =>
+      recorder.record({
+        taskId: task.id,
+        attempt: 1,
+        action: action({ key: null, result: [{ artifact: png }] }),
+        succeeded: true,
+        currentStep: 'shot',
+        writer: 'run-1',
+        writerSeq,
+        artifacts: artifacts.map((ref) => entry(ref) as never),
+      });
+    await step(1, [png, pdf, png]);
+    await step(1, [png, pdf]);
+    await step(2, [png]);
+    const stored = await ctx.redis.lrange(ctx.keys.artifacts(task.id), 0, -1);
+    expect(stored.map((json) => JSON.parse(json) as unknown)).toEqual([
+      { step: 1, ...entry(png) },
+      { step: 1, ...entry(pdf) },
+      { step: 2, ...entry(png) },
+    ]);
+    expect(stored[0]).toBe(`{"step":1,${JSON.stringify(entry(png)).slice(1)}`);
+    expect(await ctx.redis.llen(ctx.keys.actions(task.id))).toBe(2);
+  });
 });

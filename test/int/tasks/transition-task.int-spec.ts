@@ -289,6 +289,7 @@ describe('transition-task.lua', () => {
     fail_verification: 'retrying',
     complete: 'completed',
     requeue_for_retry: 'queued',
+    continue_after_store_full: 'queued',
     fail: 'failed',
     stop: 'cancelled',
     cancel_child: 'cancelled',

@@ -1,17 +1,9 @@
-import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
-import {
-  StaleAttemptError,
-  TaskNotActiveError,
-  TaskNotFoundError,
-  TaskRepository,
-  WriteJournal,
-} from '@vigil/tasks';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, TaskHarness } from '@vigil/testing';
+import { StaleAttemptError, TaskNotActiveError, TaskNotFoundError } from '@vigil/tasks';
 
 describe('WriteJournal (journal-intent.lua)', () => {
   const ctx = new RedisTestContext('write-journal');
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const journal = new WriteJournal(ctx.redis, ctx.keys);
-  const { lifecycle } = redisLifecycle(ctx);
+  const { tasks, journal, lifecycle } = new TaskHarness(ctx);
   afterAll(() => ctx.close());
 
   it('journals an intent once; a later begin sees it unknown, or done once its result is recorded', async () => {

@@ -130,8 +130,11 @@ describe('MCP tools from the npm servers', () => {
     expect(weather.text.match(/"temperature"/g)).toHaveLength(1);
 
     const image = await (await tool('everything.get-tiny-image')).call({}, { signal });
-    expect(image.text).toMatch(/\[image image\/png, \d+ bytes\]/);
+    expect(image.text).toMatch(/\[image [0-9a-f]{64} image\/png 20x20, \d+ bytes\]/);
     expect(image.text).not.toMatch(/iVBOR/); // no base64 in front of a model
+    // Nor in the raw result: the image is a reference there, its bytes beside it.
+    expect(JSON.stringify(image.raw)).not.toMatch(/iVBOR/);
+    expect(image.binaries?.map((binary) => binary.ref.mimeType)).toEqual(['image/png']);
 
     const links = await (await tool('everything.get-resource-links')).call({ count: 2 }, { signal });
     expect(links.text.match(/\[resource demo:\/\/resource\/\S+/g)).toHaveLength(2);
@@ -145,7 +148,10 @@ describe('MCP tools from the npm servers', () => {
     const blob = await (
       await tool('everything.get-resource-reference')
     ).call({ resourceType: 'Blob', resourceId: 2 }, { signal });
-    expect(blob.text).toMatch(/\[resource demo:\/\/resource\/dynamic\/blob\/2, [a-z]+\/[a-z-]+, \d+ bytes\]/);
+    expect(blob.text).toMatch(
+      /\[resource [0-9a-f]{64} [a-z]+\/[a-z-]+, \d+ bytes \(demo:\/\/resource\/dynamic\/blob\/2\)\]/,
+    );
+    expect(blob.binaries?.[0].name).toBe('demo://resource/dynamic/blob/2');
   });
 
   it('bounds a large result to 8,000 characters and says how long it was', async () => {

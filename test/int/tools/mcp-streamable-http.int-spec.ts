@@ -120,6 +120,18 @@ describe('MCP over streamable HTTP', () => {
     expect(create.stepKey({ name: 'Ada', externalId: 'x' })).toBe(create.stepKey({ name: 'Ada' }));
     expect(create.stepKey({ name: 'Bob' })).not.toBe(create.stepKey({ name: 'Ada' }));
   });
+
+  it("carries the call's traceparent in _meta and as the HTTP header, only on the call that has one", async () => {
+    const [, find] = await gateway.toolsFor('acme', ['crm'], signal);
+    const traceparent = `00-${'c3'.repeat(16)}-${'d4'.repeat(8)}-01`;
+    await find.call({ externalId: 'nobody' }, { signal, traceparent });
+    expect(seen.meta.at(-1)).toMatchObject({ traceparent });
+    const traced = seen.headers.filter((headers) => headers.traceparent === traceparent);
+    expect(traced).toHaveLength(1);
+    await find.call({ externalId: 'nobody' }, { signal });
+    expect(seen.meta.at(-1)).toBeUndefined();
+    expect(seen.headers.at(-1)!.traceparent).toBeUndefined();
+  });
 });
 
 describe('MCP over streamable HTTP, a stateful server that restarts', () => {

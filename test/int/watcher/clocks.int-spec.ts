@@ -1,13 +1,4 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { TaskSupervisor } from '@vigil/supervisor';
-import { TaskRepository } from '@vigil/tasks';
-import {
-  RedisTestContext,
-  newNoopTask,
-  startWatcherContext,
-  TEST_CLAIM,
-  redisLifecycle,
-} from '@vigil/testing';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, WatcherHarness } from '@vigil/testing';
 
 const MAX_ACTIVE_MS = 10_000;
 const HUMAN_WAIT_MS = 5_000;
@@ -18,17 +9,14 @@ describe('task clocks', () => {
     TASK_MAX_DURATION_MS: String(MAX_ACTIVE_MS),
     HUMAN_WAIT_TIMEOUT_MS: String(HUMAN_WAIT_MS),
   });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
-  let app: INestApplicationContext;
+  const watcher = new WatcherHarness(ctx);
+  const { tasks, lifecycle } = watcher;
   const expiryOf = async (id: string) => {
     const score = await ctx.redis.zscore(ctx.keys.expiryIndex(0), id);
     return score === null ? null : Number(score);
   };
 
-  beforeAll(async () => {
-    app = await startWatcherContext(ctx);
-  });
+  beforeAll(() => watcher.start());
   afterAll(() => ctx.close());
 
   it('adds up active time across a pause, which stops the clock and takes the task out of the expiry index', async () => {
@@ -41,7 +29,7 @@ describe('task clocks', () => {
     expect(paused).toMatchObject({ activeMs: 4000, activeSince: null, statusReason: 'user' });
     expect(await expiryOf(task.id)).toBeNull();
     // An hour paused: nothing is due, and a sweep that looks anyway finds no clock to run out.
-    expect(await app.get(TaskSupervisor).inspect(task.id, 'expired', t0 + 3_600_000)).toBe('nothing');
+    expect(await watcher.supervisor.inspect(task.id, 'expired', t0 + 3_600_000)).toBe('nothing');
     expect((await tasks.get(task.id))!.status).toBe('paused');
 
     await lifecycle.resume(paused, { now: t0 + 3_600_000 });
@@ -49,10 +37,8 @@ describe('task clocks', () => {
     expect(resumed).toMatchObject({ activeMs: 4000, activeSince: t0 + 3_600_000, statusReason: null });
     // The 6 s of active time left, from the resume.
     expect(await expiryOf(task.id)).toBe(t0 + 3_600_000 + 6000);
-    expect(await app.get(TaskSupervisor).inspect(task.id, 'expired', t0 + 3_600_000 + 5000)).not.toBe(
-      'failed',
-    );
-    expect(await app.get(TaskSupervisor).inspect(task.id, 'expired', t0 + 3_600_000 + 6000)).toBe('failed');
+    expect(await watcher.supervisor.inspect(task.id, 'expired', t0 + 3_600_000 + 5000)).not.toBe('failed');
+    expect(await watcher.supervisor.inspect(task.id, 'expired', t0 + 3_600_000 + 6000)).toBe('failed');
     const failed = (await tasks.get(task.id))!;
     expect(failed.status).toBe('failed');
     expect(failed.failure).toMatchObject({
@@ -73,7 +59,7 @@ describe('task clocks', () => {
       statusReason: 'human_input',
     });
     expect(await expiryOf(task.id)).toBe(t0 + 100 + HUMAN_WAIT_MS);
-    const supervisor = app.get(TaskSupervisor);
+    const supervisor = watcher.supervisor;
     expect(await supervisor.inspect(task.id, 'expired', t0 + HUMAN_WAIT_MS)).toBe('nothing');
     expect(await supervisor.inspect(task.id, 'expired', t0 + 100 + HUMAN_WAIT_MS)).toBe('failed');
     const failed = (await tasks.get(task.id))!;

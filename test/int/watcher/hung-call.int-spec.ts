@@ -1,25 +1,16 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { TaskSupervisor } from '@vigil/supervisor';
-import { ControlSignal, ControlSignals, TaskRepository } from '@vigil/tasks';
-import {
-  RedisTestContext,
-  newNoopTask,
-  startWatcherContext,
-  TEST_CLAIM,
-  redisLifecycle,
-} from '@vigil/testing';
+import { ControlSignal, ControlSignals } from '@vigil/tasks';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, WatcherHarness } from '@vigil/testing';
 
 /** The Watcher's side of a call past its deadline in a Worker that still heartbeats. */
 describe('a call past its deadline', () => {
   const ctx = new RedisTestContext('hung-call', { HEARTBEAT_INTERVAL_MS: '1000', STALE_AFTER_MS: '60000' });
-  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const { lifecycle } = redisLifecycle(ctx);
+  const watcher = new WatcherHarness(ctx);
+  const { tasks, lifecycle } = watcher;
   const signals: ControlSignal[] = [];
-  let app: INestApplicationContext;
   let unsubscribe: () => Promise<void>;
 
   beforeAll(async () => {
-    app = await startWatcherContext(ctx);
+    await watcher.start();
     unsubscribe = await new ControlSignals(ctx.redis, ctx.keys).subscribe((signal) => signals.push(signal));
   });
   afterAll(async () => {
@@ -34,7 +25,7 @@ describe('a call past its deadline', () => {
     const inFlight = { kind: 'model' as const, name: 'opus', since: now - 5000, deadlineAt: now - 100 };
     await tasks.heartbeat(task.id, 1, { inFlight, loopLagMs: 3 }, false, now);
     expect(await ctx.redis.zscore(ctx.keys.callDeadlineIndex(0), task.id)).toBe(String(now - 100));
-    const supervisor = app.get(TaskSupervisor);
+    const supervisor = watcher.supervisor;
 
     // Fresh heartbeat, call overran: not a restart, a request to abort the call.
     expect(await supervisor.inspect(task.id, 'hung_call', now)).toBe('abort_requested');
@@ -67,7 +58,7 @@ describe('a call past its deadline', () => {
       false,
       now,
     );
-    expect(await app.get(TaskSupervisor).inspect(task.id, 'deadline', now + 30_000)).toBe('hands_off');
+    expect(await watcher.supervisor.inspect(task.id, 'deadline', now + 30_000)).toBe('hands_off');
     expect((await tasks.get(task.id))!).toMatchObject({ status: 'running', attempt: 1 });
   });
 });

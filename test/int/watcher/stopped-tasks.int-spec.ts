@@ -1,24 +1,14 @@
-import type { INestApplicationContext } from '@nestjs/common';
-import { SupervisorSweep, TaskSupervisor } from '@vigil/supervisor';
-import {
-  RedisTestContext,
-  newNoopTask,
-  startWatcherContext,
-  TEST_CLAIM,
-  redisLifecycle,
-} from '@vigil/testing';
+import { SupervisorSweep } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, WatcherHarness } from '@vigil/testing';
 import { IllegalTransitionError, TaskRepository, TaskStatus } from '@vigil/tasks';
 
 /** A stopped task is never recovered, verified or retried, whatever a Watcher saw before the stop. */
 describe('stopped tasks and the watcher', () => {
   const ctx = new RedisTestContext('stopped', { STALE_AFTER_MS: '1000', HEARTBEAT_INTERVAL_MS: '100' });
-  let app: INestApplicationContext;
-  let tasks: TaskRepository;
+  const watcher = new WatcherHarness(ctx);
+  const { tasks, lifecycle } = watcher;
 
-  beforeAll(async () => {
-    app = await startWatcherContext(ctx);
-    tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  });
+  beforeAll(() => watcher.start());
   afterAll(() => ctx.close());
 
   it.each<[string, TaskStatus[]]>([
@@ -29,7 +19,6 @@ describe('stopped tasks and the watcher', () => {
   ])('a task %s, then stopped, is left alone', async (_, path) => {
     const longAgo = Date.now() - 60_000;
     const { task } = await tasks.create(`stopped-${path.join('-') || 'queued'}`, newNoopTask(), '', longAgo);
-    const { lifecycle } = redisLifecycle(ctx);
     const lease = { owner: 'racing-watcher', expiresAt: Date.now() + 60_000 };
     for (const status of path) {
       const move = { attempt: 1, now: longAgo };
@@ -45,7 +34,7 @@ describe('stopped tasks and the watcher', () => {
 
     // The Watcher acts on what it saw before the stop, as a racing replica would: its read of the
     // record returns the copy taken before the stop, then every write it makes meets the stop.
-    const supervisor = app.get(TaskSupervisor);
+    const { supervisor, app } = watcher;
     const read = jest.spyOn(app.get(TaskRepository, { strict: false }), 'get');
     for (const suspicion of ['deadline', 'verifying', 'expired', 'worker_gone'] as const) {
       // (A queued task's decision needs no transition, so it reads the record as it is now.)

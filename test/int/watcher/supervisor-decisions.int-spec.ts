@@ -1,23 +1,14 @@
-import type { INestApplicationContext } from '@nestjs/common';
 import type { Queue } from 'bullmq';
 import { MetaSandbox } from '@vigil/meta-sandbox';
-import { ExitCheckRunner, TaskSupervisor } from '@vigil/supervisor';
-import {
-  RedisTestContext,
-  newNoopTask,
-  startWatcherContext,
-  TEST_CLAIM,
-  redisLifecycle,
-} from '@vigil/testing';
-import { TaskRepository } from '@vigil/tasks';
+import { ExitCheckRunner } from '@vigil/supervisor';
+import { RedisTestContext, newNoopTask, TEST_CLAIM, WatcherHarness } from '@vigil/testing';
 import { type CampaignBuildInput, campaignBuildKind } from '@vigil/builtin-kinds';
 import { campaignBuildDemoInput } from '@vigil/builtin-kinds/campaign-build/demo-input';
 
 describe('watcher decisions', () => {
   const sandbox = new MetaSandbox({ accessToken: 'sandbox-token', seed: 3 });
   let ctx: RedisTestContext;
-  let app: INestApplicationContext;
-  let tasks: TaskRepository;
+  let watcher: WatcherHarness;
   let queue: Queue;
 
   beforeAll(async () => {
@@ -26,8 +17,7 @@ describe('watcher decisions', () => {
       META_API_BASE_URL: baseUrl,
       META_ACCESS_TOKEN: 'sandbox-token',
     });
-    app = await startWatcherContext(ctx);
-    tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    watcher = await WatcherHarness.start(ctx);
     queue = ctx.sliceQueue();
   });
   afterAll(async () => {
@@ -36,8 +26,8 @@ describe('watcher decisions', () => {
   });
 
   it('republishes the slice of a queued task whose job vanished, once', async () => {
-    const { task } = await tasks.create('lost-job', newNoopTask(), '', Date.now() - 600_000);
-    const supervisor = app.get(TaskSupervisor);
+    const { task } = await watcher.tasks.create('lost-job', newNoopTask(), '', Date.now() - 600_000);
+    const supervisor = watcher.supervisor;
     expect(await supervisor.inspect(task.id, 'deadline')).toBe('republished');
     expect((await queue.getJob(`${task.id}-a1-s1`))?.data).toMatchObject({
       taskId: task.id,
@@ -55,7 +45,7 @@ describe('watcher decisions', () => {
       adsPerSet: 1,
       adAccountId: 'act_555',
     }) as CampaignBuildInput;
-    const { task } = await tasks.create(
+    const { task } = await watcher.tasks.create(
       'verify-later',
       newNoopTask({
         kind: 'campaign_build',
@@ -64,13 +54,13 @@ describe('watcher decisions', () => {
         totalUnits: 5,
       }),
     );
-    const { lifecycle } = redisLifecycle(ctx);
+    const { lifecycle } = watcher;
     await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await lifecycle.claimDone(task, { attempt: 1, claim: 'built' });
     sandbox.setFaults({ transient500Probability: 1 });
-    const supervisor = app.get(TaskSupervisor);
+    const supervisor = watcher.supervisor;
     expect(await supervisor.inspect(task.id, 'verifying')).toBe('verification_pending');
-    const pending = (await tasks.get(task.id))!;
+    const pending = (await watcher.tasks.get(task.id))!;
     expect([pending.status, pending.attempt, pending.retryHistory.length, pending.verification]).toEqual([
       'verifying',
       1,
@@ -80,17 +70,17 @@ describe('watcher decisions', () => {
     sandbox.setFaults({});
     // The API answers again, and nothing was built: now it is a failed verification, retried.
     expect(await supervisor.inspect(task.id, 'verifying')).toBe('recovered');
-    const retried = (await tasks.get(task.id))!;
+    const retried = (await watcher.tasks.get(task.id))!;
     expect(retried.retryHistory[0]).toMatchObject({ reason: 'failed_verification' });
     expect(retried.verification?.checks.some((check) => !check.passed)).toBe(true);
   }, 60_000);
 
   it('fails a task whose last verification failed on that check run: the API is read once', async () => {
-    const { task } = await tasks.create(
+    const { task } = await watcher.tasks.create(
       'verify-last',
       newNoopTask({ input: { steps: 3 }, agent: { policy: ['opus'] } }),
     );
-    const { lifecycle } = redisLifecycle(ctx);
+    const { lifecycle } = watcher;
     const lease = { owner: 'watcher-test', expiresAt: Date.now() + 60_000 };
     await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
     await lifecycle.recover(task, { reason: 'frozen', detail: 'no heartbeat', lease });
@@ -99,15 +89,15 @@ describe('watcher decisions', () => {
     await lifecycle.requeueForRetry({ ...task, attempt: 2 }, { model: 'opus', retryContext: retry, lease });
     await lifecycle.claimSlice(task, { attempt: 2, ...TEST_CLAIM });
     await lifecycle.claimDone(task, { attempt: 2, claim: 'done' });
-    const run = jest.spyOn(app.get(ExitCheckRunner), 'run');
+    const run = jest.spyOn(watcher.app.get(ExitCheckRunner), 'run');
     try {
       // Nothing recorded: the claim fails its check, and the one retry the policy has is spent.
-      expect(await app.get(TaskSupervisor).inspect(task.id, 'verifying')).toBe('failed');
+      expect(await watcher.supervisor.inspect(task.id, 'verifying')).toBe('failed');
       expect(run).toHaveBeenCalledTimes(1);
     } finally {
       run.mockRestore();
     }
-    const failed = (await tasks.get(task.id))!;
+    const failed = (await watcher.tasks.get(task.id))!;
     expect(failed.status).toBe('failed');
     expect(failed.failure).toMatchObject({
       reason: 'policy_exhausted',

@@ -2,7 +2,13 @@ import { Body, Controller, Get, Inject, Param, ParseEnumPipe, Post, Query, Req, 
 import { ApiExcludeController } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
-import { CONTROL_FROM, PauseTaskUseCase, ResumeTaskUseCase, StopTaskUseCase } from '@vigil/control';
+import {
+  CONTROL_FROM,
+  GetArtifactUseCase,
+  PauseTaskUseCase,
+  ResumeTaskUseCase,
+  StopTaskUseCase,
+} from '@vigil/control';
 import {
   boardPage,
   DASHBOARD_BASE,
@@ -13,6 +19,7 @@ import {
   taskPage,
 } from '@vigil/dashboard';
 import { TaskNotFoundError, TaskRepository } from '@vigil/tasks';
+import { sendArtifact } from '../http/artifact-response';
 import { requireCsrf, sessionCsrfToken } from './csrf';
 import {
   BoardQuery,
@@ -33,6 +40,7 @@ export class DashboardController {
     private readonly stopTask: StopTaskUseCase,
     private readonly pauseTask: PauseTaskUseCase,
     private readonly resumeTask: ResumeTaskUseCase,
+    private readonly getArtifact: GetArtifactUseCase,
     @Inject(CLOCKS_CONFIG) private readonly clocks: ClockConfig,
   ) {}
 
@@ -63,6 +71,20 @@ export class DashboardController {
     this.html(response, taskPage(details, csrf, this.clocks.staleAfterMs));
   }
 
+  /**
+   * An artifact's bytes for the page's thumbnails and links, on the task's own tenant (the
+   * operator has no API key here): the same use case and the same safe headers as
+   * `GET /v1/tasks/:id/artifacts/:artifactId`, behind the dashboard's admin login.
+   */
+  @Get(':id/artifacts/:artifactId')
+  async artifact(
+    @Param('id') id: string,
+    @Param('artifactId') artifactId: string,
+    @Res() response: Response,
+  ): Promise<void> {
+    sendArtifact(response, await this.getArtifact.execute(await this.tenantOf(id), id, artifactId));
+  }
+
   /** The same use cases as `POST /v1/tasks/:id/<control>`, on the task's own tenant; then back to the page. */
   @Post(':id/:control')
   async control(
@@ -75,8 +97,7 @@ export class DashboardController {
   ): Promise<void> {
     requireCsrf(request, form?.csrf);
     // An archived task has no buttons; a forged form still gets the API's 409 with its status.
-    const tenantId = (await this.tasks.get(id))?.tenantId ?? (await this.details.archivedTenantOf(id));
-    if (tenantId === null) throw new TaskNotFoundError(id);
+    const tenantId = await this.tenantOf(id);
     switch (control) {
       case 'stop':
         await this.stopTask.execute(tenantId, id);
@@ -89,6 +110,13 @@ export class DashboardController {
         break;
     }
     response.redirect(303, `${DASHBOARD_BASE}/${encodeURIComponent(id)}`);
+  }
+
+  /** The task's tenant, live or from its archive. */
+  private async tenantOf(id: string): Promise<string> {
+    const tenantId = (await this.tasks.get(id))?.tenantId ?? (await this.details.archivedTenantOf(id));
+    if (tenantId === null) throw new TaskNotFoundError(id);
+    return tenantId;
   }
 
   private html(response: Response, page: string): void {

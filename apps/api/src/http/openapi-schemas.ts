@@ -26,6 +26,11 @@ const ERROR: Schema = {
     message: { type: 'string', example: 'the task is completed; only paused tasks can be resumed' },
     currentStatus: { type: 'string', enum: [...TASK_STATUSES], description: 'on a 409 from a control' },
     activeTasks: { type: 'integer', description: 'on a 429 from MAX_ACTIVE_TASKS_PER_TENANT' },
+    code: {
+      type: 'string',
+      enum: ['store_full'],
+      description: 'on a 503: Redis is full and takes no writes',
+    },
   },
 };
 
@@ -240,11 +245,13 @@ export const API_SCHEMAS: Record<string, Schema> = {
           additionalProperties: true,
           properties: {
             id: { type: 'string', description: 'the SHA-256 of its bytes' },
-            step: { type: 'integer' },
-            tool: { type: 'string' },
-            name: { type: 'string' },
+            step: { type: 'integer', description: 'the action-log step whose result holds it' },
+            tool: { type: 'string', description: 'as the task names it' },
+            name: { type: 'string', description: 'what the tool called it, when it did' },
             mimeType: { type: 'string', example: 'image/png' },
             bytes: { type: 'integer' },
+            width: { type: 'integer', description: 'pixels, for a raster image' },
+            height: { type: 'integer', description: 'pixels, for a raster image' },
             createdAt: { type: 'string', format: 'date-time' },
           },
         },

@@ -18,6 +18,8 @@ function errorsOf(path: string, method: string): Record<number, string> {
     errors[415] = 'the body was not sent as application/json';
     errors[413] = 'the body is larger than 1 MB';
     errors[429] = 'RATE_LIMIT_PER_MINUTE reached for this key and route; `Retry-After` in seconds';
+    errors[503] =
+      'Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer';
   }
   if (/\/(stop|pause|resume|input)$/.test(path))
     errors[409] = 'the control does not apply in the current state; `currentStatus` says which it is';
@@ -41,10 +43,14 @@ function errorsOf(path: string, method: string): Record<number, string> {
 /** What the shared platform controllers (every app serves them) answer. */
 const PLATFORM: Record<string, { summary: string; schema: Record<string, unknown>; type?: string }> = {
   '/health': {
-    summary: 'Liveness and readiness: Redis answers (terminus health check)',
+    summary:
+      'Liveness and readiness: Redis answers (terminus health check); `degraded` (still 200) while Redis is full',
     schema: {
       type: 'object',
-      properties: { status: { type: 'string', example: 'ok' }, info: { type: 'object' } },
+      properties: {
+        status: { type: 'string', enum: ['ok', 'degraded'], example: 'ok' },
+        info: { type: 'object' },
+      },
     },
   },
   '/version': {

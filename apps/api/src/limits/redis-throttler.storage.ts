@@ -1,5 +1,6 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
+import { storeFullOf } from '@vigil/tasks';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
@@ -18,8 +19,19 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
     return `${this.prefix}:ratelimit:${key}`;
   }
 
+  /**
+   * The first write of every rate-limited request: a full Redis refuses it as StoreFullError, so
+   * the request is a 503 `store_full` before anything else is tried (docs/operations.md, "A full Redis").
+   */
   async increment(key: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const name = this.key(key);
+    try {
+      return await this.count(this.key(key), ttl, limit);
+    } catch (error) {
+      throw storeFullOf(error);
+    }
+  }
+
+  private async count(name: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
     const replies = await this.redis.multi().set(name, 0, 'PX', ttl, 'NX').incr(name).pttl(name).exec();
     if (!replies) throw new Error('rate-limit transaction was aborted');
     for (const [error] of replies) if (error) throw error;

@@ -5,6 +5,7 @@ import type {
   ChatMessage,
   GenerateRequest,
   GenerateResult,
+  ModelImage,
   ModelProvider,
   ToolCall,
   ToolSpec,
@@ -174,13 +175,33 @@ export function toAnthropicMessages(messages: ChatMessage[], caching = false): A
         {
           type: 'tool_result',
           tool_use_id: message.toolCallId,
-          ...(message.content ? { content: message.content } : {}),
+          ...toolResultContent(message.content, message.images),
           is_error: message.isError,
         },
       ]);
     }
   }
   return out;
+}
+
+/**
+ * A tool result's content: its text, and its images as `image` blocks with a base64 source inside
+ * the `tool_result` (docs/models.md, "Images"), so the model sees what the tool saw.
+ */
+function toolResultContent(
+  text: string,
+  images: ModelImage[] | undefined,
+): { content?: string | Array<Anthropic.TextBlockParam | Anthropic.ImageBlockParam> } {
+  if (!images?.length) return text ? { content: text } : {};
+  return {
+    content: [
+      ...(text ? [{ type: 'text' as const, text }] : []),
+      ...images.map((image): Anthropic.ImageBlockParam => ({
+        type: 'image',
+        source: { type: 'base64', media_type: image.mimeType, data: image.data },
+      })),
+    ],
+  };
 }
 
 export function parseAnthropicReply(reply: Anthropic.Message): GenerateResult {

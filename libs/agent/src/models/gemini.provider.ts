@@ -45,6 +45,14 @@ export interface GeminiProviderOptions {
   fetch?: typeof fetch;
 }
 
+/**
+ * Gemini 1.x and 2.x: no thought signatures to give back, and no media inside a function response
+ * (an image goes as an inlineData part beside it, in the same turn). Gemini 3 and later take a
+ * function response's images as its own `parts` ("multimodal function responses",
+ * ai.google.dev/gemini-api/docs/function-calling; the SDK's FunctionResponse.parts).
+ */
+const LEGACY_MODEL = /^(models\/)?gemini-[12][.-]/;
+
 /** Gemini 3 and later reject a replayed function call without its signature; this is Google's documented stand-in. */
 const SKIP_SIGNATURE = 'skip_thought_signature_validator';
 
@@ -143,14 +151,21 @@ export class GeminiProvider implements ModelProvider {
       else {
         const value = parseToolContent(message.content);
         const error = isRecord(value) && 'error' in value ? value.error : value;
+        const images = (message.images ?? []).map((image) => ({
+          inlineData: { mimeType: image.mimeType, data: image.data },
+        }));
+        // Gemini 3 takes images inside the function response; Gemini 1.x and 2.x only beside it.
+        const nested = images.length > 0 && !LEGACY_MODEL.test(this.modelId);
         append('user', [
           {
             functionResponse: {
               ...(this.calls.get(message.toolCallId)?.native ? { id: message.toolCallId } : {}),
               name: message.name,
               response: message.isError ? { error } : { result: value },
+              ...(nested ? { parts: images } : {}),
             },
           },
+          ...(nested ? [] : images),
         ]);
       }
     }
@@ -169,7 +184,7 @@ export class GeminiProvider implements ModelProvider {
       };
     });
     // A turn this provider never saw (replayed history) has no signature to give back.
-    if (callParts.length && !seen && !/^(models\/)?gemini-[12][.-]/.test(this.modelId)) {
+    if (callParts.length && !seen && !LEGACY_MODEL.test(this.modelId)) {
       callParts[0].thoughtSignature = SKIP_SIGNATURE;
     }
     parts.push(...callParts);

@@ -6,6 +6,21 @@ export interface ToolCall {
   args: Record<string, unknown>;
 }
 
+/**
+ * An image a model is shown with a tool result (docs/models.md, "Images"): a raster image by its
+ * magic bytes, already within every provider's limits (model-image.ts), base64.
+ */
+export interface ModelImage {
+  /** The artifact id of the image as the tool returned it (before any downscaling). */
+  id: string;
+  mimeType: 'image/png' | 'image/jpeg' | 'image/webp' | 'image/gif';
+  /** Its size as sent. */
+  width: number;
+  height: number;
+  /** The bytes as sent, base64. */
+  data: string;
+}
+
 export type ChatMessage =
   /**
    * `cacheBreakpoint`: the prompt up to and including this message is stable (a slice's opening),
@@ -13,7 +28,15 @@ export type ChatMessage =
    */
   | { role: 'user'; content: string; cacheBreakpoint?: boolean }
   | { role: 'assistant'; content: string; toolCalls: ToolCall[] }
-  | { role: 'tool'; toolCallId: string; name: string; content: string; isError: boolean };
+  /** `images`: shown with the result (Anthropic: inside the tool_result; Gemini: with the function response). */
+  | {
+      role: 'tool';
+      toolCallId: string;
+      name: string;
+      content: string;
+      isError: boolean;
+      images?: ModelImage[];
+    };
 
 export interface ToolSpec {
   name: string;

@@ -174,3 +174,58 @@ describe('the scripted agent streams its text (docs/api.md, "Live model output")
     expect(pieces.join('')).toBe(reply.text);
   });
 });
+
+describe('the scripted agent and what a walkthrough needs', () => {
+  const steps: PlanStep[] = [
+    { key: 'shot', tool: 'browser__browser_take_screenshot', args: { filename: 'home.png' } },
+    {
+      key: 'plan:1',
+      tool: 'record_finding',
+      args: { title: 'Home', body: 'b', artifacts: ['$artifacts:1', 'kept'] },
+    },
+  ];
+  const id = 'a'.repeat(64);
+  const opening = (content: string, tools = ['browser__browser_navigate']): GenerateRequest => ({
+    system: '',
+    messages: [{ role: 'user', content }],
+    tools: tools.map((name) => ({ name, description: '', parameters: {} })),
+    signal: new AbortController().signal,
+  });
+  const provider = (followsRestartNotice: boolean, outputs = new Map<string, unknown>()) =>
+    new ScriptedProvider('opus', {
+      plan: () => steps,
+      doneSteps: new Set(outputs.keys()),
+      outputs,
+      options: {},
+      followsRestartNotice,
+      claimTrigger: async () => true,
+    });
+  const notice = 'x\nReopen with: browser__browser_navigate {"url":"http://h/p"}\ny';
+
+  it('told of a restarted server, first reopens where it was, then goes on with its plan', async () => {
+    const agent = provider(true);
+    const first = await agent.generate(opening(notice));
+    expect(first.toolCalls.map((call) => [call.name, call.args])).toEqual([
+      ['browser__browser_navigate', { url: 'http://h/p' }],
+    ]);
+    const second = await agent.generate(opening(notice));
+    expect(second.toolCalls[0].name).toBe('browser__browser_take_screenshot');
+  });
+
+  it('reads no opening unless told to, and calls no tool it was not offered', async () => {
+    expect((await provider(false).generate(opening(notice))).toolCalls[0].name).toBe(
+      'browser__browser_take_screenshot',
+    );
+    expect((await provider(true).generate(opening(notice, []))).toolCalls[0].name).toBe(
+      'browser__browser_take_screenshot',
+    );
+  });
+
+  it('fills "$artifacts:N" with the ids of the artifacts the N-th call saved', async () => {
+    const saved = {
+      content: [{ type: 'text', text: 't' }, { artifact: { id, mimeType: 'image/png', bytes: 3 } }],
+    };
+    const reply = await provider(false, new Map([['shot', saved]])).generate(opening(''));
+    expect(reply.toolCalls[0].args).toEqual({ title: 'Home', body: 'b', artifacts: [id, 'kept'] });
+  });
+});

@@ -1,5 +1,7 @@
 import type { PlanStep } from '@vigil/kinds';
 import type { Finding, ScriptedMisbehaviour } from '@vigil/tasks';
+import { reopenCalls } from '../runtime/stateful-servers';
+import { withArtifactIds } from './scripted-artifacts';
 import type { GenerateRequest, GenerateResult, ModelProvider, ToolCall } from './model-provider';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
@@ -13,9 +15,17 @@ export interface ScriptedRun {
   plan(): readonly PlanStep[];
   /** Logical steps that succeeded: the slice's context, which the runtime updates as steps land. */
   doneSteps: ReadonlySet<string>;
+  /** Saved outputs by step key (the slice's context): where a plan's `"$artifacts:N"` is read. */
+  outputs?: ReadonlyMap<string, unknown>;
   /** Findings recorded so far (the slice's context): a plan's `record_finding` is done once recorded. */
   findings?: readonly Finding[];
   options: ScriptedMisbehaviour;
+  /**
+   * The slice's opening tells of a restarted stateful tool server: the driver reads it and makes
+   * the calls it names to reopen where the server was (`Reopen with:` lines) before its plan, as a
+   * model following the notice would. Without it the driver reads no prompt at all.
+   */
+  followsRestartNotice?: boolean;
   /** Claims a misbehaviour for the task, so each fires once per task; false if it already fired. */
   claimTrigger(name: string): Promise<boolean>;
 }
@@ -92,6 +102,8 @@ export class ScriptedProvider implements ModelProvider {
 
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (request.signal.aborted) return waitForAbort(request.signal);
+    const reopen = this.reopenFirst(request);
+    if (reopen.length) return this.reply(request, 'Reopening where the restarted server was.', reopen);
     const plan = this.run.plan();
     // A step that failed earlier in this slice is tried again before anything is claimed.
     const next = (await this.nextStep(plan)) ?? this.firstUndone(plan);
@@ -117,17 +129,27 @@ export class ScriptedProvider implements ModelProvider {
     if (options.hangAtStep === position && (await this.claim('hangAtStep'))) {
       return waitForAbort(request.signal);
     }
+    const args = (step: PlanStep) => withArtifactIds(step.args, plan, this.run.outputs);
     if (next.turn === undefined) {
       this.issued.add(next.key);
-      return this.reply(request, sentenceFor([next]), [{ name: next.tool, args: next.args }]);
+      return this.reply(request, sentenceFor([next]), [{ name: next.tool, args: args(next) }]);
     }
     const turn = [next, ...this.restOfTurn(plan, index >= 0 ? index : plan.indexOf(next))];
     for (const step of turn) this.issued.add(step.key);
     return this.reply(
       request,
       sentenceFor(turn),
-      turn.map((step) => ({ name: step.tool, args: step.args })),
+      turn.map((step) => ({ name: step.tool, args: args(step) })),
     );
+  }
+
+  /** On a slice's first call, the reopening calls its opening names (see `followsRestartNotice`). */
+  private reopenFirst(request: GenerateRequest): { name: string; args: Record<string, unknown> }[] {
+    if (!this.run.followsRestartNotice || this.callCounter > 0) return [];
+    const opening = request.messages[0];
+    if (opening?.role !== 'user') return [];
+    const offered = new Set(request.tools.map((tool) => tool.name));
+    return reopenCalls(opening.content).filter((call) => offered.has(call.name));
   }
 
   /**

@@ -1,4 +1,11 @@
-import { FINDING_BODY_CHARS, FINDING_DATA_BYTES, FINDING_TITLE_CHARS, type Finding } from '@vigil/tasks';
+import {
+  FINDING_ARTIFACTS,
+  FINDING_BODY_CHARS,
+  FINDING_DATA_BYTES,
+  FINDING_TITLE_CHARS,
+  isArtifactId,
+  type Finding,
+} from '@vigil/tasks';
 import type { ToolSpec } from '../models/model-provider';
 import type { SubtaskArgs } from './child-tasks';
 
@@ -39,6 +46,13 @@ export const BUILTIN_TOOLS: ToolSpec[] = [
         },
         body: { type: 'string', description: 'The finding, in words.', maxLength: FINDING_BODY_CHARS },
         data: { description: `Optional structured data (JSON, at most ${FINDING_DATA_BYTES} bytes).` },
+        artifacts: {
+          type: 'array',
+          description:
+            'Optional ids of artifacts this finding shows (an image a tool returned names its id: [image <id> …]).',
+          items: { type: 'string', pattern: '^[0-9a-f]{64}$' },
+          maxItems: FINDING_ARTIFACTS,
+        },
       },
       required: ['title', 'body'],
       additionalProperties: false,
@@ -64,10 +78,17 @@ export const BUILTIN_TOOLS: ToolSpec[] = [
   {
     name: 'read_output',
     description:
-      'Reads the saved output of a completed step by its step key (as listed in the progress summary). A read: changes nothing.',
+      'Reads the saved output of a completed step by its step key (as listed in the progress summary), in full: a long one in windows from `offset` (its answer gives the next). A read: changes nothing.',
     parameters: {
       type: 'object',
-      properties: { key: { type: 'string', description: 'A step key, e.g. "step:3".', maxLength: 200 } },
+      properties: {
+        key: { type: 'string', description: 'A step key, e.g. "step:3".', maxLength: 200 },
+        offset: {
+          type: 'integer',
+          minimum: 0,
+          description: 'Where to start, in characters of the output as JSON (default 0).',
+        },
+      },
       required: ['key'],
       additionalProperties: false,
     },
@@ -122,13 +143,30 @@ export function stringArg(args: Record<string, unknown>, field: string, max = 40
 export function findingArg(args: Record<string, unknown>, attempt: number, at: number): Finding {
   const title = stringArg(args, 'title', FINDING_TITLE_CHARS);
   const body = stringArg(args, 'body', FINDING_BODY_CHARS);
-  if (args.data === undefined) return { title, body, attempt, at };
+  const artifacts = artifactsArg(args.artifacts);
+  if (args.data === undefined) return { title, body, ...artifacts, attempt, at };
   const json = JSON.stringify(args.data);
   if (json === undefined || Buffer.byteLength(json) > FINDING_DATA_BYTES)
     throw new Error(
       `data must be JSON of at most ${FINDING_DATA_BYTES} bytes; put the rest in body or a tool's output`,
     );
-  return { title, body, data: args.data, attempt, at };
+  return { title, body, data: args.data, ...artifacts, attempt, at };
+}
+
+/** `record_finding`'s artifact ids, checked in form here; that each is the task's, by the session. */
+function artifactsArg(value: unknown): { artifacts?: string[] } {
+  if (value === undefined || value === null) return {};
+  if (!Array.isArray(value) || !value.every(isArtifactId))
+    throw new Error('artifacts must be an array of artifact ids (64 lowercase hex characters each)');
+  if (value.length > FINDING_ARTIFACTS) throw new Error(`at most ${FINDING_ARTIFACTS} artifacts per finding`);
+  return value.length ? { artifacts: [...new Set(value)] } : {};
+}
+
+function offsetArg(value: unknown): number {
+  if (value === undefined || value === null) return 0;
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < 0)
+    throw new Error('offset must be a whole number of characters, 0 or more');
+  return value;
 }
 
 /** A built-in call with its arguments checked: what the slice session acts on. */
@@ -137,7 +175,7 @@ export type BuiltinRequest =
   | { tool: 'message_user'; text: string }
   | { tool: 'request_human_input'; question: string }
   | { tool: 'finish_task'; summary: string }
-  | { tool: 'read_output'; key: string }
+  | { tool: 'read_output'; key: string; offset: number }
   | { tool: 'start_subtask'; subtask: SubtaskArgs };
 
 function subtaskArg(args: Record<string, unknown>): SubtaskArgs {
@@ -181,7 +219,7 @@ export function parseBuiltin(
     case 'finish_task':
       return { tool: name, summary: stringArg(args, 'summary') };
     case 'read_output':
-      return { tool: name, key: stringArg(args, 'key') };
+      return { tool: name, key: stringArg(args, 'key'), offset: offsetArg(args.offset) };
     case 'start_subtask':
       return { tool: name, subtask: subtaskArg(args) };
   }

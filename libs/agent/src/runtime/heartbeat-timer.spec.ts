@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { HeartbeatTimer } from './heartbeat-timer';
 
 describe('HeartbeatTimer', () => {
@@ -44,5 +45,32 @@ describe('HeartbeatTimer', () => {
     await jest.advanceTimersByTimeAsync(1_000);
     expect(beat).toHaveBeenCalledTimes(2);
     expect(onLost).toHaveBeenCalledWith(lost);
+  });
+
+  it('logs a failure that repeats (a full Redis) once, and a different one again', async () => {
+    const warned = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    const full = new Error('store full');
+    const beat = jest
+      .fn<Promise<void>, []>()
+      .mockRejectedValueOnce(full)
+      .mockRejectedValueOnce(full)
+      .mockRejectedValueOnce(full)
+      .mockRejectedValueOnce(new Error('blip'))
+      .mockResolvedValue(undefined);
+    const timer = new HeartbeatTimer(
+      100,
+      beat,
+      () => undefined,
+      () => false,
+    );
+    timer.start();
+    await jest.advanceTimersByTimeAsync(500);
+    timer.stop();
+    expect(beat).toHaveBeenCalledTimes(5);
+    expect(warned.mock.calls.map(([text]) => String(text))).toEqual([
+      'heartbeat failed, retrying at the next beat: Error: store full',
+      'heartbeat failed, retrying at the next beat: Error: blip',
+    ]);
+    warned.mockRestore();
   });
 });

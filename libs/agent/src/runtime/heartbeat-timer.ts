@@ -5,12 +5,14 @@ import { Logger } from '@nestjs/common';
  * Worker alive. A recorded step is a heartbeat already (record-step.lua): one (`touch`) restarts
  * the interval, so a slice that is making progress writes no extra beats, and no gap between two
  * proofs of life ever exceeds the interval. A beat the task refuses (fenced, stopped) calls onLost once and the slice aborts;
- * any other failure (a Redis blip) is logged and the next beat tries again.
+ * any other failure (a Redis blip, a full Redis) is logged and the next beat tries again; the same
+ * failure again is not logged again, so a full Redis is one line per slice, not one per beat.
  */
 export class HeartbeatTimer {
   private readonly logger = new Logger(HeartbeatTimer.name);
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private lastFailure = '';
 
   constructor(
     private readonly intervalMs: number,
@@ -24,7 +26,10 @@ export class HeartbeatTimer {
       this.beat().catch((error: unknown) => {
         if (this.stopped) return;
         if (!this.isLoss(error)) {
-          this.logger.warn(`heartbeat failed, retrying at the next beat: ${String(error)}`);
+          const failure = String(error);
+          if (failure !== this.lastFailure)
+            this.logger.warn(`heartbeat failed, retrying at the next beat: ${failure}`);
+          this.lastFailure = failure;
           return;
         }
         this.stop();

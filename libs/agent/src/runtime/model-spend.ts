@@ -1,5 +1,6 @@
 import type { SpendLedger } from '@vigil/tasks';
-import type { GenerateRequest } from '../models/model-provider';
+import { imageTokenBound } from '../models/model-image';
+import type { GenerateRequest, ModelImage } from '../models/model-provider';
 import type { Price } from '../models/price-table';
 import { MAX_OUTPUT_TOKENS } from '../models/provider-support';
 import type { GlobalSpendGate } from './global-spend.gate';
@@ -30,15 +31,24 @@ export interface Grant {
 
 /**
  * An upper bound of a prompt's tokens: its UTF-8 bytes (a token of the providers' byte-level
- * tokenizers is at least one byte), plus a few tokens per message for roles and boundaries. An
+ * tokenizers is at least one byte), each image's documented token cost, plus a few tokens per
+ * message for roles and boundaries. An
  * estimate below the truth could let a call cost more than it reserved; this one cannot.
  */
 export function promptTokenBound(request: Pick<GenerateRequest, 'system' | 'messages' | 'tools'>): number {
+  // An image is billed by its pixels, not its bytes (model-image.ts, imageTokenBound): its base64
+  // is left out of the byte count and its pixel bound added.
+  let imageTokens = 0;
+  const messages = JSON.stringify(request.messages, (key, value: unknown) => {
+    if (key !== 'images' || !Array.isArray(value)) return value;
+    for (const image of value as ModelImage[]) imageTokens += imageTokenBound(image.width, image.height);
+    return undefined;
+  });
   const bytes =
     Buffer.byteLength(request.system) +
-    Buffer.byteLength(JSON.stringify(request.messages)) +
+    Buffer.byteLength(messages) +
     Buffer.byteLength(JSON.stringify(request.tools));
-  return bytes + 16 * (request.messages.length + 1) + 64;
+  return bytes + imageTokens + 16 * (request.messages.length + 1) + 64;
 }
 
 /** Pays for one slice's model calls before they are made: the task's budget, then the global cap. */

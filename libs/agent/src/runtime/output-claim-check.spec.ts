@@ -51,8 +51,13 @@ describe('OutputClaimCheck', () => {
     expect(bounded.key).toBe('rows:{}');
     // The model reads the preview and a line naming the whole output's size and where it is.
     expect(bounded.shown).toBe(
-      `${json.slice(0, OUTPUT_PREVIEW_BYTES)}\n[output truncated: the whole output (${json.length} bytes) is stored as artifact ${id}; the record keeps only this start of it]`,
+      `${json.slice(0, OUTPUT_PREVIEW_BYTES)}\n[output truncated: the whole output (${json.length} bytes) is stored as artifact ${id}; read_output {"key":"rows:{}"} returns it whole]`,
     );
+    // read_output reads it back whole, from the store.
+    expect(await check.whole(bounded.result, task)).toEqual(big);
+    expect(await check.whole({ plain: 1 }, task)).toEqual({ plain: 1 });
+    await store.delete(key);
+    await expect(check.whole(bounded.result, task)).rejects.toThrow(/missing from the object store/);
   });
 
   it("replaces a write's journalled result too, and shows the start of the tool's own text", async () => {

@@ -2,11 +2,14 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
 import { OBJECT_STORE, ObjectKeys, type ObjectStore } from '@vigil/object-store';
+import { type ArtifactOrigin, ArtifactKeeper } from './artifact-keeper';
 import type { ToolOutcome } from './tool-executor';
 
 /** How much of a stored output the record keeps, and the model reads, in bytes of its JSON. */
 export const OUTPUT_PREVIEW_BYTES = 2048;
 const MIME_TYPE = 'application/json';
+/** MAX_ARTIFACT_BYTES's default, for a claim check built without it. */
+const DEFAULT_MAX_ARTIFACT_BYTES = 20 * 1024 * 1024;
 
 /** What the record keeps of an output too large for Redis: where the whole of it is, and its start. */
 export interface StoredOutput {
@@ -36,12 +39,50 @@ export interface TruncatedOutput {
 @Injectable()
 export class OutputClaimCheck {
   private readonly maxInlineBytes: number;
+  private readonly artifacts: ArtifactKeeper;
 
   constructor(
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
-    @Inject(STORAGE_CONFIG) storage: Pick<StorageConfig, 'maxInlineOutputBytes'>,
+    @Inject(STORAGE_CONFIG)
+    storage: Pick<StorageConfig, 'maxInlineOutputBytes'> & Partial<Pick<StorageConfig, 'maxArtifactBytes'>>,
   ) {
     this.maxInlineBytes = storage.maxInlineOutputBytes;
+    this.artifacts = new ArtifactKeeper(store, storage.maxArtifactBytes ?? DEFAULT_MAX_ARTIFACT_BYTES);
+  }
+
+  /**
+   * The outcome as the step records it: its images and files kept as artifacts first
+   * (ArtifactKeeper), then its result bounded (`bound`). The stored whole of a bounded result is
+   * listed among the task's artifacts too, so the API serves it.
+   */
+  async keep(outcome: ToolOutcome, origin: ArtifactOrigin): Promise<ToolOutcome> {
+    const kept = await this.artifacts.keep(outcome, origin);
+    const bounded = await this.bound(kept, origin.task);
+    const stored = (bounded.result as { stored?: StoredOutput } | undefined)?.stored;
+    if (bounded !== kept && stored && bounded.ok) {
+      const entry = {
+        id: stored.id,
+        tool: origin.tool,
+        name: `output of ${bounded.key ?? origin.tool}`,
+        mimeType: stored.mimeType,
+        bytes: stored.bytes,
+        createdAt: new Date().toISOString(),
+      };
+      bounded.artifacts = [...(bounded.artifacts ?? []), entry];
+    }
+    return bounded;
+  }
+
+  /**
+   * A saved output as the tool gave it: a claim-checked one read back whole from the object store
+   * (`read_output`, in this slice or any later one). Throws when its object is gone.
+   */
+  async whole(saved: unknown, task: { id: string; tenantId: string }): Promise<unknown> {
+    if (!isStoredOutput(saved)) return saved;
+    const body = await this.store.get(ObjectKeys.artifact(task.tenantId, task.id, saved.stored.id));
+    if (!body)
+      throw new Error(`its stored whole (artifact ${saved.stored.id}) is missing from the object store`);
+    return JSON.parse(body.toString('utf8')) as unknown;
   }
 
   /**
@@ -78,9 +119,20 @@ export class OutputClaimCheck {
       return replaced(outcome, { truncated }, `${viewOf(outcome, preview)}\n${line}`);
     }
     const stored: StoredOutput = { id, bytes: body.length, mimeType: MIME_TYPE, preview };
-    const line = `[output truncated: the whole output (${body.length} bytes) is stored as artifact ${id}; the record keeps only this start of it]`;
+    const whole = outcome.key
+      ? `read_output {"key":${JSON.stringify(outcome.key)}} returns it whole`
+      : 'the record keeps only this start of it';
+    const line = `[output truncated: the whole output (${body.length} bytes) is stored as artifact ${id}; ${whole}]`;
     return replaced(outcome, { stored }, `${viewOf(outcome, preview)}\n${line}`);
   }
+}
+
+/** True for a saved output the claim check replaced by its reference. */
+export function isStoredOutput(saved: unknown): saved is { stored: StoredOutput } {
+  const stored = (saved as { stored?: Partial<StoredOutput> } | null)?.stored;
+  return (
+    typeof stored?.id === 'string' && typeof stored.bytes === 'number' && typeof stored.preview === 'string'
+  );
 }
 
 /** The outcome with `result` (and a write's journalled result) replaced, and what the model reads. */

@@ -1,7 +1,9 @@
 import { providerOf, type VigilConfig } from '@vigil/config';
+import { VIGIL, type TraceSpan } from '@vigil/telemetry';
 import type { GenerateRequest, GenerateResult, ModelProvider } from '../models/model-provider';
 import { estimateCostUsd, priceOf, worstCasePrice, type Price } from '../models/price-table';
 import type { SpendMetrics } from '../models/spend-metrics';
+import { recordModelReply, startModelCallSpan, type ModelCallTrace } from './call-spans';
 import type { CallsInFlight } from './calls-in-flight';
 import { GlobalSpendLimitError } from './global-spend.gate';
 import { abandonReasonOf, type LiveCalls } from './live-model-output';
@@ -59,6 +61,8 @@ export class PaidModelCall {
     config: Pick<VigilConfig, 'modelCallTimeoutMs' | 'anthropicApiKey' | 'geminiApiKey'>,
     /** Spend and tokens by provider and model, on the Worker's /metrics. */
     private readonly spendMetrics?: Pick<SpendMetrics, 'record'>,
+    /** Each call is a span under the slice's (docs/observability.md, "Spans and attributes"). */
+    private readonly trace?: ModelCallTrace,
     /** Where the model's text goes as it streams (docs/api.md, "Live model output"). */
     private readonly live?: LiveCalls,
   ) {
@@ -67,6 +71,32 @@ export class PaidModelCall {
   }
 
   async generate(request: GenerateRequest, calls: CallsInFlight): Promise<ModelReply> {
+    if (!this.trace) return this.paid(request, calls);
+    const { provider } = this;
+    const who = { provider: this.providerName, modelId: provider.modelId, policyName: provider.name };
+    const span = startModelCallSpan(this.trace, who, request);
+    try {
+      const reply = await this.paid(request, calls, span);
+      recordModelReply(this.trace, span, request, reply, {
+        costUsd: reply.costUsd ?? 0,
+        reservedUsd: reply.reservedUsd ?? 0,
+      });
+      return reply;
+    } catch (error) {
+      // A failed call that was billed shows what it was charged: the spans' costs add up to spentUsd.
+      if (error instanceof ChargedModelError)
+        span.set({ [VIGIL.costUsd]: error.charge.costUsd, [VIGIL.reservedUsd]: error.charge.reservedUsd });
+      span.fail(
+        error instanceof ChargedModelError ? error.original : error,
+        moneyPauseOf(error)?.pauseReason,
+      );
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
+
+  private async paid(request: GenerateRequest, calls: CallsInFlight, span?: TraceSpan): Promise<ModelReply> {
     const { provider } = this;
     const price = (this.price ??= priceOf(provider.modelId));
     // A free driver (the scripted agent): nothing to reserve, settle or count as spend.
@@ -74,6 +104,7 @@ export class PaidModelCall {
     // Every prompt token at the dearest input rate: a cache write costs more than plain input.
     const grant = await this.money.reserve(request, worstCasePrice(price));
     request.maxTokens = grant.maxTokens;
+    span?.event('vigil.reserved', { [VIGIL.reservedUsd]: grant.grantedUsd });
     let reply: GenerateResult;
     try {
       reply = await this.call(request, calls);

@@ -64,4 +64,16 @@ describe('the opening of a bounded slice', () => {
   it('says nothing of actions when none was recorded', () => {
     expect(opening({ doneSteps: new Set(), outputs: new Map(), findings: [] })).not.toContain('Last actions');
   });
+
+  it('says a result or output cut to fit the opening was cut, and how to read it whole', () => {
+    const long = { page: 'y'.repeat(5_000) };
+    const text = opening({
+      doneSteps: new Set(['step:1']),
+      outputs: new Map([['step:1', long]]),
+      findings: [],
+      recentActions: [action(1, { result: long })],
+    });
+    const marker = `[cut: 600 of ${JSON.stringify(long).length} characters; read_output {"key":"step:1"} returns it whole]`;
+    expect(text.split(marker)).toHaveLength(3);
+  });
 });

@@ -20,9 +20,24 @@ function recentActionLines(actions: ActionRecord[] = []): string[] {
     const outcome =
       action.error !== undefined
         ? `error: ${clip(action.error, RECENT_ACTION_RESULT_CHARS)}`
-        : `result: ${clip(action.result, RECENT_ACTION_RESULT_CHARS)}`;
+        : `result: ${clipSaying(action.result, RECENT_ACTION_RESULT_CHARS, action.key)}`;
     return `- #${action.step} ${action.tool} ${clip(action.args ?? {}, RECENT_ACTION_ARGS_CHARS)} (attempt ${action.attempt}) → ${outcome}`;
   });
+}
+
+/**
+ * A result cut to fit the opening says so, and how to read it whole (docs/models.md, "Prompts
+ * that stay bounded"): nothing a tool answered is silently lost between slices.
+ */
+function clipSaying(value: unknown, max: number, key: string | null): string {
+  const clipped = clip(value, max);
+  if (clipped.length < max || !clipped.endsWith('…')) return clipped;
+  const json = JSON.stringify(value) ?? 'null';
+  if (json.length <= max) return clipped;
+  const how = key
+    ? `read_output {"key":${JSON.stringify(key)}} returns it whole`
+    : 'the action log keeps it whole';
+  return `${clipped} [cut: ${max} of ${json.length} characters; ${how}]`;
 }
 
 /**
@@ -47,14 +62,18 @@ function retrySection(task: TaskRecord): string {
   return `\n\n## Retry context\n${lines.join('\n')}`;
 }
 
-/** The system prompt and opening message of a slice, built only from what the runtime recorded. */
+/**
+ * The system prompt and opening message of a slice, built only from what the runtime recorded.
+ * `situation`: what the runtime tells the agent of its surroundings (its children's results, tool
+ * servers that restarted), placed before the closing instruction.
+ */
 export function buildPrompt(
   task: TaskRecord,
   kind: TaskKind,
   context: SliceContext,
   criteria: string,
   style: PromptStyle = 'bounded',
-  childrenSummary = '',
+  situation = '',
 ): { system: string; messages: ChatMessage[] } {
   if (style === 'unbounded') return buildUnboundedPrompt(task, kind, context, criteria);
   const system = [
@@ -77,7 +96,7 @@ export function buildPrompt(
   const sameKeys = outputKeys.length === done.size && outputKeys.every((key) => done.has(key));
   const recent = outputKeys
     .slice(-RECENT_OUTPUTS)
-    .map((key) => `- ${key}: ${clip(context.outputs.get(key), RECENT_OUTPUT_CHARS)}`);
+    .map((key) => `- ${key}: ${clipSaying(context.outputs.get(key), RECENT_OUTPUT_CHARS, key)}`);
   const findings = context.findings.slice(-LISTED_FINDINGS).map((f) => `- ${findingTitle(f)}`);
   const parts = [
     `Completed steps (${done.size}${task.totalUnits ? ` of ${task.totalUnits}` : ''}): ${summariseKeys(done, planKeys)}.`,
@@ -94,7 +113,7 @@ export function buildPrompt(
     task.humanInput
       ? `The user answered your question "${(task.humanQuestion ?? '').slice(0, HUMAN_INPUT_CHARS)}": ${task.humanInput.slice(0, HUMAN_INPUT_CHARS)}`
       : '',
-    childrenSummary,
+    situation,
     'Continue with the next step that is not completed. Do not repeat completed work.',
   ].filter(Boolean);
   // The opening is the same for every call of the slice: the end of its cacheable prefix.

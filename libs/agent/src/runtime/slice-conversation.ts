@@ -1,4 +1,5 @@
-import type { ChatMessage, GenerateRequest, ToolCall, ToolSpec } from '../models/model-provider';
+import { imageReference } from '../models/model-image';
+import type { ChatMessage, GenerateRequest, ModelImage, ToolCall, ToolSpec } from '../models/model-provider';
 
 /** Bound on one tool result as the model reads it back (the full result is in the action log). */
 const MAX_TOOL_RESULT_CHARS = 8000;
@@ -14,7 +15,15 @@ export interface SliceConversationOptions {
    * in full, as before (docs/models.md, "Prompts that stay bounded").
    */
   trim?: boolean;
+  /**
+   * Images the prompt carries at most (VISION_MAX_IMAGES, default 3), the newest; 0: none. See
+   * `dropOldImages` for how older ones leave.
+   */
+  maxImages?: number;
 }
+
+/** VISION_MAX_IMAGES's default. */
+const DEFAULT_MAX_IMAGES = 3;
 
 interface PendingResult {
   role: 'tool-pending';
@@ -23,6 +32,10 @@ interface PendingResult {
   payload: unknown;
   /** The logical step whose output was saved, when there was one (read back with read_output). */
   key: string | null;
+  /** Images still shown with the result, oldest first. */
+  images: ModelImage[];
+  /** The one-line references of its images that left the prompt, in the order they left. */
+  dropped: string[];
 }
 
 type Turn = ChatMessage | PendingResult;
@@ -36,12 +49,16 @@ export class SliceConversation {
   private opening?: { system: string; messages: ChatMessage[] };
   private readonly turns: Turn[] = [];
   private readonly trim: boolean;
+  private readonly maxImages: number;
+  /** Results that still show images, oldest first. */
+  private readonly withImages: PendingResult[] = [];
 
   constructor(
     private readonly open: () => { system: string; messages: ChatMessage[] },
     options: SliceConversationOptions = {},
   ) {
     this.trim = options.trim ?? true;
+    this.maxImages = options.maxImages ?? DEFAULT_MAX_IMAGES;
   }
 
   assistant(content: string, toolCalls: ToolCall[]): void {
@@ -52,9 +69,57 @@ export class SliceConversation {
     this.turns.push({ role: 'user', content });
   }
 
-  /** A tool's result or error, rendered (JSON, bounded) only when read. */
-  toolResult(call: ToolCall, ok: boolean, payload: unknown, key: string | null = null): void {
-    this.turns.push({ role: 'tool-pending', call, ok, payload, key });
+  /** A tool's result or error, rendered (JSON, bounded) only when read; its images shown with it. */
+  toolResult(
+    call: ToolCall,
+    ok: boolean,
+    payload: unknown,
+    key: string | null = null,
+    images: readonly ModelImage[] = [],
+  ): void {
+    const turn: PendingResult = {
+      role: 'tool-pending',
+      call,
+      ok,
+      payload,
+      key,
+      images: [...images],
+      dropped: [],
+    };
+    this.turns.push(turn);
+    if (turn.images.length === 0) return;
+    this.withImages.push(turn);
+    this.dropOldImages();
+  }
+
+  /**
+   * At most `maxImages` images, the newest, stay in the prompt (docs/models.md, "Images"). Older
+   * ones leave in steps, not one per call: when a new image would pass the cap, the oldest leave
+   * until only half the cap (rounded up) is left, so the turns before the newest ones change once
+   * every few images instead of on every call, and the calls in between read the whole earlier
+   * conversation from the provider's prompt cache. An image that left never comes back: its result
+   * carries its one-line reference from then on, the same text on every later call.
+   */
+  private dropOldImages(): void {
+    let shown = this.withImages.reduce((sum, turn) => sum + turn.images.length, 0);
+    if (shown <= this.maxImages) return;
+    const keep = Math.ceil(this.maxImages / 2);
+    while (shown > keep && this.withImages.length) {
+      const oldest = this.withImages[0];
+      const image = oldest.images.shift()!;
+      oldest.dropped.push(imageReference(image));
+      shown--;
+      if (oldest.images.length === 0) this.withImages.shift();
+    }
+  }
+
+  /** A result leaving the recent part of the prompt takes its images with it (they become references). */
+  private dropAllImages(turn: PendingResult): void {
+    if (turn.images.length === 0) return;
+    for (const image of turn.images) turn.dropped.push(imageReference(image));
+    turn.images = [];
+    const index = this.withImages.indexOf(turn);
+    if (index >= 0) this.withImages.splice(index, 1);
   }
 
   request(tools: ToolSpec[], signal: AbortSignal): GenerateRequest {
@@ -86,22 +151,10 @@ export class SliceConversation {
         if (isResult) seen++;
         const old = this.trim && isResult && results - seen >= RECENT_TOOL_RESULTS;
         if (turn.role === 'tool-pending') {
-          // A tool's text for the model (a catalog tool's) goes as it is; anything else as JSON.
-          const text =
-            typeof turn.payload === 'string' ? turn.payload : (JSON.stringify(turn.payload) ?? 'null');
-          const full = text.slice(0, MAX_TOOL_RESULT_CHARS);
-          const line = old ? summaryLine(turn) : full;
-          // A result already shorter than its summary stays as it is.
-          const content = line.length < full.length ? line : full;
-          const rendered: ChatMessage = {
-            role: 'tool',
-            toolCallId: turn.call.id,
-            name: turn.call.name,
-            content,
-            isError: !turn.ok,
-          };
-          // Kept pending until it is old, then frozen in its one-line form.
-          if (old || !this.trim) this.turns[index] = rendered;
+          if (old) this.dropAllImages(turn);
+          const rendered = renderResult(turn, old);
+          // Kept pending until it is old, then frozen in its one-line form; untrimmed, once it shows no image.
+          if (old || (!this.trim && turn.images.length === 0)) this.turns[index] = rendered;
           return rendered;
         }
         if (
@@ -138,6 +191,37 @@ class LazyRequest implements GenerateRequest {
   get messages(): ChatMessage[] {
     return this.conversation.messages();
   }
+}
+
+/** A result as the model reads it: its text, bounded (saying so), its images or their references. */
+function renderResult(turn: PendingResult, old: boolean): ChatMessage {
+  // A tool's text for the model (a catalog tool's) goes as it is; anything else as JSON.
+  const text = typeof turn.payload === 'string' ? turn.payload : (JSON.stringify(turn.payload) ?? 'null');
+  const full = text.length > MAX_TOOL_RESULT_CHARS ? cutResult(text, turn.key) : text;
+  const line = old ? summaryLine(turn) : full;
+  // A result already shorter than its summary stays as it is.
+  let content = line.length < full.length ? line : full;
+  if (turn.dropped.length) content = `${content}\n${turn.dropped.join('\n')}`;
+  const rendered: ChatMessage = {
+    role: 'tool',
+    toolCallId: turn.call.id,
+    name: turn.call.name,
+    content,
+    isError: !turn.ok,
+  };
+  if (turn.images.length) rendered.images = [...turn.images];
+  return rendered;
+}
+
+/**
+ * A result longer than the prompt takes, cut — and saying so, and how to read all of it: nothing a
+ * tool answered is silently lost (docs/models.md, "Prompts that stay bounded").
+ */
+export function cutResult(text: string, key: string | null, limit = MAX_TOOL_RESULT_CHARS): string {
+  const how = key
+    ? `read_output {"key":${JSON.stringify(key)}} returns it whole`
+    : 'the action log keeps it whole';
+  return `${text.slice(0, limit)}\n[cut: ${limit} of ${text.length} characters shown; ${how}]`;
 }
 
 /** An older tool result in one line: how it went and where its output is kept. */

@@ -3,7 +3,12 @@ import type { SliceJob } from '@vigil/queue';
 import type { FailureReason, TaskLifecycle, TaskRecord } from '@vigil/tasks';
 import type { SliceEnd, SliceResult } from './slice-session';
 
-export type SliceOutcome = SliceEnd | 'skipped' | 'aborted';
+/**
+ * How a slice ended for its Worker: a slice end, or `skipped` (not this job's to run), `aborted`
+ * (stopped, paused, recovered), `store_full` (Redis refused a write: the slice ended after its last
+ * recorded step, with no failure counted; docs/operations.md, "A full Redis").
+ */
+export type SliceOutcome = SliceEnd | 'skipped' | 'aborted' | 'store_full';
 
 const logger = new Logger('SliceRunner');
 

@@ -8,12 +8,14 @@ import {
   IllegalTransitionError,
   LoadedSlice,
   StaleAttemptError,
+  StoreFullError,
   TaskContextStore,
   TaskLifecycle,
   TaskRecord,
   TaskRepository,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
+import { GEN_AI, NOOP_SPAN, VIGIL, type TraceSpan } from '@vigil/telemetry';
 import { scriptedPlanOf } from '../models/scripted-plan';
 import { ActiveSlices, DrainDeadlineError } from './active-slices';
 import { HungCallError } from './call-watchdog';
@@ -21,7 +23,8 @@ import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceContextCache } from './slice-context';
 import { SliceServices } from './slice-services';
 import { failAttempt, handOff, type SliceOutcome } from './slice-hand-off';
-import { SliceSession } from './slice-session';
+import { SliceSession, type SliceData } from './slice-session';
+import { STATEFUL_SEARCH_LIMIT, StatefulServers } from './stateful-servers';
 import { progressHeartbeat, resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
@@ -58,9 +61,51 @@ export class SliceRunner {
   }
 
   async run(job: SliceJob): Promise<SliceOutcome> {
-    const claimed = await this.claim(job);
+    let claimed: Awaited<ReturnType<SliceRunner['claim']>>;
+    try {
+      claimed = await this.claim(job);
+    } catch (error) {
+      // Nothing was claimed: the task is as it was, and a Watcher publishes it again when due.
+      if (error instanceof StoreFullError) return this.storeFull(job, 'before its claim');
+      throw error;
+    }
     if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
+    const span = this.sliceSpan(claimed.task, job);
+    try {
+      const outcome = await this.runClaimed(claimed, job, span);
+      span.set({ [VIGIL.sliceOutcome]: outcome });
+      return outcome;
+    } catch (error) {
+      span.fail(error);
+      throw error;
+    } finally {
+      span.end();
+    }
+  }
 
+  /** The slice's span, under its attempt's (docs/observability.md, "Spans and attributes"). */
+  private sliceSpan(task: TaskRecord, job: SliceJob): TraceSpan {
+    const { tracing } = this.services;
+    if (!tracing.enabled) return NOOP_SPAN;
+    return tracing.start(
+      'vigil.slice',
+      { taskId: task.id, attempt: job.attempt },
+      {
+        attributes: {
+          [VIGIL.taskId]: task.id,
+          [VIGIL.kind]: task.kind,
+          [VIGIL.attempt]: job.attempt,
+          [VIGIL.slice]: job.slice,
+          [VIGIL.model]: task.model,
+          [VIGIL.workerId]: this.services.workerId,
+          [GEN_AI.operationName]: 'invoke_agent',
+          [GEN_AI.agentName]: task.kind,
+        },
+      },
+    );
+  }
+
+  private async runClaimed(claimed: ClaimedSlice, job: SliceJob, span: TraceSpan): Promise<SliceOutcome> {
     const { task } = claimed;
     let session: SliceSession | undefined;
     const controller = this.active.register(task.id, job.attempt, () => session?.inFlight ?? null);
@@ -95,7 +140,17 @@ export class SliceRunner {
         task.children && this.services.childTasks
           ? childrenSection(await this.services.childTasks.list(task.id))
           : '';
-      const created = this.createSession(claimed, job, controller, heartbeat, bound, tools, childrenSummary);
+      const statefulServers = await this.statefulServersOf(task, tools);
+      const created = this.createSession(
+        claimed,
+        job,
+        controller,
+        heartbeat,
+        bound,
+        tools,
+        { childrenSummary, statefulServers },
+        span,
+      );
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
@@ -123,6 +178,8 @@ export class SliceRunner {
     error: unknown,
   ): Promise<SliceOutcome> {
     const reason: unknown = signal.aborted ? signal.reason : error;
+    if (reason instanceof StoreFullError || error instanceof StoreFullError)
+      return this.storeFull(job, 'after its last recorded step');
     if (!signal.aborted && !isFencingError(error)) throw error;
     try {
       if (reason instanceof HungCallError) {
@@ -133,10 +190,26 @@ export class SliceRunner {
         return await handOff(this.lifecycle, task, job, { end: 'next_slice' }, () => undefined);
       }
     } catch (refused) {
+      if (refused instanceof StoreFullError) return this.storeFull(job, 'at its hand-off');
       if (!isFencingError(refused) && !(refused instanceof IllegalTransitionError)) throw refused;
     }
     this.logger.log(`task ${task.id} attempt ${job.attempt}: slice abandoned (${String(reason)})`);
     return 'aborted';
+  }
+
+  /**
+   * Redis is full and refused a write (docs/operations.md, "A full Redis"): the slice ends where it
+   * is, with no further tool call (a write that cannot be journalled is never made) and no failed
+   * attempt (that write would be refused too). The task keeps its last recorded step; its heartbeat
+   * goes stale and the Watcher continues it, with no retry counted, once writes succeed again.
+   * Logged once per slice.
+   */
+  private storeFull(job: SliceJob, where: string): SliceOutcome {
+    this.logger.warn(
+      `task ${job.taskId} attempt ${job.attempt} slice ${job.slice}: store_full: Redis is full and refused a write; ` +
+        `the slice ends ${where}, no further tool call, no failure counted`,
+    );
+    return 'store_full';
   }
 
   /**
@@ -177,6 +250,24 @@ export class SliceRunner {
     return { ...loaded, task };
   }
 
+  /**
+   * The task's stateful servers, their last use read from the action log and compared with the
+   * sessions this Worker holds (docs/missions.md, "Stateful tool servers"); none when it has none.
+   * `task` is the record as claimed: its `workerId` is the Worker of the previous slice.
+   */
+  private async statefulServersOf(task: TaskRecord, tools: KindTool[]): Promise<StatefulServers | undefined> {
+    const servers = new StatefulServers(tools);
+    if (!servers.any) return undefined;
+    await servers.readLastUse(this.contexts.actionsNewestFirst(task.id, 25, STATEFUL_SEARCH_LIMIT));
+    const notice = servers.open({
+      task,
+      workerId: this.services.workerId,
+      codeVersion: CODE_VERSION.label,
+    });
+    if (notice) this.logger.log(`task ${task.id}: the opening says a stateful tool server restarted`);
+    return servers;
+  }
+
   private createSession(
     claimed: ClaimedSlice,
     job: SliceJob,
@@ -184,7 +275,8 @@ export class SliceRunner {
     heartbeat: HeartbeatTimer,
     bound: BoundKind,
     tools: KindTool[],
-    childrenSummary: string,
+    situation: Pick<SliceData, 'childrenSummary' | 'statefulServers'>,
+    span: TraceSpan,
   ): { session: SliceSession; plan: { current?: PlanStep[] } } {
     const { task, context } = claimed;
     const { attempt, slice } = job;
@@ -198,7 +290,9 @@ export class SliceRunner {
       plan: () => (plan.current ??= deepFreeze(planOf())),
       doneSteps: context.doneSteps,
       findings: context.findings,
+      outputs: context.outputs,
       options: task.agent.scripted ?? {},
+      followsRestartNotice: Boolean(situation.statefulServers?.openingNotice),
       claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
     });
     const progressBeat = () =>
@@ -217,7 +311,8 @@ export class SliceRunner {
         slice,
         context,
         signal: controller.signal,
-        childrenSummary,
+        ...situation,
+        span,
       },
       ledger: this.services.stepLedger({
         taskId: task.id,
@@ -228,7 +323,7 @@ export class SliceRunner {
         writer: randomUUID(),
         codeVersion: CODE_VERSION.label,
       }),
-      model: this.services.paidModelCall(task, attempt, provider),
+      model: this.services.paidModelCall(task, attempt, provider, span),
       hooks: {
         onStepRecorded: () => heartbeat.touch(),
         onToolProgress: progressHeartbeat(heartbeat, progressBeat),

@@ -1,5 +1,6 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
+import { ArtifactList, ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
+import { NOOP_TRACING, TRACING, type SpanParent, type Tracing } from '@vigil/telemetry';
 import type { ModelProvider } from '../models/model-provider';
 import { ModelProviders } from '../models/model-providers';
 import { SpendMetrics } from '../models/spend-metrics';
@@ -42,19 +43,34 @@ export class SliceServices {
     @Optional() @Inject(CHILD_TASKS) readonly children?: ChildTaskStarter,
     /** Tool outputs larger than MAX_INLINE_OUTPUT_BYTES go to the object store (always, in the Worker). */
     @Optional() readonly outputs?: OutputClaimCheck,
+    /** The task's artifact list: a finding's `artifacts` are checked against it. */
+    @Optional() readonly artifactList?: ArtifactList,
+    @Optional() @Inject(TRACING) private readonly tracer?: Tracing,
     /** The models' text as it streams, for the task's live event stream. */
     @Optional() readonly liveOutput?: LiveModelOutput,
   ) {}
 
+  /** Traces (docs/observability.md); the no-op when the process has none. */
+  get tracing(): Tracing {
+    return this.tracer ?? NOOP_TRACING;
+  }
+
   /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */
-  paidModelCall(task: TaskRecord, attempt: number, provider: ModelProvider): PaidModelCall {
+  paidModelCall(
+    task: TaskRecord,
+    attempt: number,
+    provider: ModelProvider,
+    /** The slice's span: each call is a span under it. */
+    span?: SpanParent,
+  ): PaidModelCall {
     const money = new ModelSpend(this.spendLedger, this.globalSpend, {
       id: task.id,
       attempt,
       budgetUsd: task.budgetUsd,
     });
+    const trace = span && this.tracing.enabled ? { tracing: this.tracing, parent: span } : undefined;
     const live = this.liveOutput?.forSlice(task.id, attempt);
-    return new PaidModelCall(provider, money, this.config, this.spendMetrics, live);
+    return new PaidModelCall(provider, money, this.config, this.spendMetrics, trace, live);
   }
 
   stepLedger(slice: LedgerSlice): RecordedStepLedger {

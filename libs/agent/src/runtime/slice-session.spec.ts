@@ -128,6 +128,37 @@ describe('SliceSession (agent loop, in-memory ledger)', () => {
     }
   });
 
+  it('reads a claim-checked output of an earlier slice back whole with read_output (from the object store)', async () => {
+    const store = new MemoryObjectStore();
+    const context = emptyContext();
+    const outputs = new OutputClaimCheck(store, { maxInlineOutputBytes: 1 });
+    const first = await session(noopTask(5), context, 1, undefined, outputs);
+    await first.run.run();
+    const stored = context.outputs.get('step:0') as { stored: { id: string } };
+    const whole = JSON.parse(
+      (await store.get(`artifacts/acme/tsk_unit/${stored.stored.id}`))!.toString(),
+    ) as unknown;
+    let calls = 0;
+    const reader: ModelProvider = {
+      name: 'scripted',
+      modelId: 'scripted-reader',
+      generate: async () => ({
+        text: '',
+        toolCalls: [
+          calls++ === 0
+            ? { id: 'c1', name: 'read_output', args: { key: 'step:0' } }
+            : { id: 'c2', name: 'finish_task', args: { summary: 'read it' } },
+        ],
+        usage: { inputTokens: 0, outputTokens: 0 },
+      }),
+    };
+    const second = await session(noopTask(5), context, 2, { provider: reader, money: free }, outputs);
+    expect((await second.run.run()).end).toBe('verifying');
+    const [read] = second.ledger.actions;
+    expect(read).toMatchObject({ tool: 'read_output', result: { key: 'step:0', output: whole } });
+    expect(read.result).not.toHaveProperty('output.stored');
+  });
+
   const priced: ModelProvider = {
     name: 'opus',
     modelId: 'claude-opus-4-1',

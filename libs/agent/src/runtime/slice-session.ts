@@ -1,5 +1,6 @@
 import { startsChildren, type KindTool, type ToolContext } from '@vigil/kinds';
-import { subtaskStepKey, type InFlightCall } from '@vigil/tasks';
+import { StoreFullError, subtaskStepKey, type InFlightCall } from '@vigil/tasks';
+import { NOOP_TRACING, type TraceSpan, type Tracing } from '@vigil/telemetry';
 import type { ToolCall, ToolSpec } from '../models/model-provider';
 import {
   BUILTIN_TOOLS,
@@ -8,10 +9,12 @@ import {
   isBuiltinTool,
   parseBuiltin,
 } from './builtin-tools';
+import { endToolCallSpan, startToolCallSpan } from './call-spans';
 import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
 import { buildPrompt } from './prompt-builder';
+import { readOutput } from './read-output';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import type {
@@ -41,6 +44,9 @@ export class SliceSession {
   private lastError = '';
   /** A child was started in the model turn being played: the slice ends with the turn. */
   private startedChild = false;
+  private readonly tracing: Tracing;
+  /** The span of the tool call being played, ended when its step is recorded. */
+  private toolSpan?: { span: TraceSpan; effect: 'read' | 'write' | 'builtin' };
 
   constructor({ slice, ledger, model, hooks, services }: SliceSessionDeps) {
     this.slice = slice;
@@ -65,11 +71,13 @@ export class SliceSession {
         const criteria = task.exitCriteria
           .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
           .join('\n');
-        return buildPrompt(task, kind, context, criteria, style, slice.childrenSummary);
+        const situation = [slice.childrenSummary, slice.statefulServers?.openingNotice].filter(Boolean);
+        return buildPrompt(task, kind, context, criteria, style, situation.join('\n\n'));
       },
-      { trim: style === 'bounded' },
+      { trim: style === 'bounded', maxImages: services.config.visionMaxImages },
     );
     this.calls = new CallsInFlight(services.watchdog, hooks.onHungCall);
+    this.tracing = services.tracing ?? NOOP_TRACING;
   }
 
   async run(): Promise<SliceResult> {
@@ -86,6 +94,8 @@ export class SliceSession {
         this.conversation.assistant(reply.text, reply.toolCalls);
       } catch (error) {
         signal.throwIfAborted();
+        // Its reservation could not be written: the store is full, and no step can be recorded either.
+        if (error instanceof StoreFullError) throw error;
         const paused = moneyPauseOf(error);
         if (paused) return paused;
         steps++;
@@ -129,6 +139,14 @@ export class SliceSession {
     return { end: 'next_slice' };
   }
 
+  /** A stateful server that restarted since the agent's last call to it: said before the result. */
+  private withRestartNotice(tool: string, args: Record<string, unknown>, outcome: ToolOutcome): ToolOutcome {
+    const notice = this.slice.statefulServers?.afterCall(tool, args, outcome);
+    if (!notice) return outcome;
+    const shown = outcome.shown ?? JSON.stringify(outcome.result ?? { ok: true });
+    return { ...outcome, shown: `${notice}\n\n${shown}` };
+  }
+
   /** Children are started by a kind that declares it may (`capabilities.startsChildren`), and only where the runtime can create them. */
   private offersSubtasks(): boolean {
     return this.services.children !== undefined && startsChildren(this.slice.kind);
@@ -152,8 +170,12 @@ export class SliceSession {
     reservedUsd: number,
   ): Promise<SliceResult | undefined> {
     const args = call.args ?? {};
-    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd, reservedUsd);
     const tool = this.tools.get(call.name);
+    if (this.tracing.enabled && this.slice.span) {
+      const effect = isBuiltinTool(call.name) ? 'builtin' : (tool?.effect ?? 'read');
+      this.toolSpan = { span: startToolCallSpan(this.tracing, this.slice.span, call, effect), effect };
+    }
+    if (isBuiltinTool(call.name)) return this.builtin(call, args, started, costUsd, reservedUsd);
     if (!tool) {
       const outcome = failure(`unknown tool ${call.name}`);
       return this.recordStep({ tool: call.name, args, outcome, started, costUsd, reservedUsd, call });
@@ -169,15 +191,21 @@ export class SliceSession {
       services: this.slice.kindServices,
     };
     if (this.hooks.onToolProgress) toolContext.onProgress = this.hooks.onToolProgress;
+    // Outgoing HTTP tools, MCP over HTTP: the tool's server joins the task's trace.
+    const traceparent = this.toolSpan?.span.traceparent();
+    if (traceparent) toolContext.traceparent = traceparent;
     const watched = this.calls.begin('tool', call.name, timeoutMs);
     let outcome: ToolOutcome;
     try {
       outcome = await this.services.executor.run(tool, args, toolContext);
       // Storing a large output is part of the call, under its deadline.
-      if (this.services.outputs) outcome = await this.services.outputs.bound(outcome, task);
+      // So is keeping its images and files (artifacts): none is recorded before it is stored.
+      if (this.services.outputs)
+        outcome = await this.services.outputs.keep(outcome, { task, tool: tool.taskName ?? tool.name });
     } finally {
       this.calls.end(watched);
     }
+    outcome = this.withRestartNotice(call.name, args, outcome);
     // A tool that gave up because the deadline aborted it returns an error: the attempt ends on the abort.
     signal.throwIfAborted();
     const ended = await this.recordStep({
@@ -218,10 +246,22 @@ export class SliceSession {
     if (request.tool === 'read_output') {
       // A read of the slice context's saved outputs, recorded like every other call.
       const { outputs } = this.slice.context;
+      const { task } = this.slice;
+      const whole = (saved: unknown) => this.services.outputs?.whole(saved, task) ?? Promise.resolve(saved);
       const outcome: ToolOutcome = outputs.has(request.key)
-        ? { key: null, ok: true, result: { key: request.key, output: outputs.get(request.key) } }
+        ? await readOutput(request.key, request.offset, outputs.get(request.key), whole)
         : failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
       return this.recordStep({ ...step, outcome });
+    }
+    if (request.tool === 'record_finding' && request.finding.artifacts?.length) {
+      const unknown = await this.unknownArtifacts(request.finding.artifacts);
+      if (unknown.length)
+        return this.recordStep({
+          ...step,
+          outcome: failure(
+            `not an artifact of this task: ${unknown.join(', ')} (an image a tool returned names its id)`,
+          ),
+        });
     }
     const extra: StepDone['extra'] = {};
     if (request.tool === 'record_finding') extra.finding = request.finding;
@@ -236,6 +276,13 @@ export class SliceSession {
     if (request.tool === 'request_human_input')
       return { end: 'waiting_on_human', question: request.question };
     return undefined;
+  }
+
+  /** The ids a finding names that are not in the task's artifact list. */
+  private async unknownArtifacts(ids: string[]): Promise<string[]> {
+    const list = this.services.artifactList;
+    const known = new Set(list ? (await list.live(this.slice.task.id)).map((entry) => entry.id) : []);
+    return ids.filter((id) => !known.has(id));
   }
 
   /**
@@ -254,6 +301,7 @@ export class SliceSession {
       const started = await children.execute(this.slice.task, subtask, key);
       outcome = { key, ok: true, result: { taskId: started.childId, status: started.placement } };
     } catch (error) {
+      if (error instanceof StoreFullError) throw error;
       outcome = failure(error instanceof Error ? error.message : error);
     }
     const ended = await this.recordStep({ ...step, outcome });
@@ -266,11 +314,21 @@ export class SliceSession {
     const consecutiveErrors = await this.ledger.record(done);
     this.hooks.onStepRecorded?.();
     const { outcome, call } = done;
+    if (this.toolSpan && call) {
+      endToolCallSpan(this.tracing, this.toolSpan.span, outcome, this.toolSpan.effect);
+      this.toolSpan = undefined;
+    }
     if (call) {
       const payload = outcome.ok
         ? (outcome.shown ?? outcome.result ?? { ok: true })
         : { error: outcome.error };
-      this.conversation.toolResult(call, outcome.ok, payload, outcome.ok ? outcome.key : null);
+      this.conversation.toolResult(
+        call,
+        outcome.ok,
+        payload,
+        outcome.ok ? outcome.key : null,
+        outcome.images,
+      );
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (consecutiveErrors >= this.services.config.maxConsecutiveErrors) {

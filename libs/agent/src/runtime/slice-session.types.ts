@@ -1,11 +1,20 @@
 import type { KindServices, KindTool, TaskKind } from '@vigil/kinds';
-import type { FailureReason, InFlightCall, SliceContext, TaskRecord, UnresolvedWrite } from '@vigil/tasks';
+import type {
+  ArtifactList,
+  FailureReason,
+  InFlightCall,
+  SliceContext,
+  TaskRecord,
+  UnresolvedWrite,
+} from '@vigil/tasks';
+import type { TraceSpan, Tracing } from '@vigil/telemetry';
 import type { CallWatchdog } from './call-watchdog';
 import type { ChildTaskStarter } from './child-tasks';
 import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
 import type { SliceSettings } from './slice-settings';
+import type { StatefulServers } from './stateful-servers';
 import type { StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
 
@@ -38,6 +47,10 @@ export interface SliceData {
   signal: AbortSignal;
   /** What the parent is told of its children's results (children-section), when it has any. */
   childrenSummary?: string;
+  /** The task's stateful tool servers, when it uses any (docs/missions.md, "Stateful tool servers"). */
+  statefulServers?: StatefulServers;
+  /** The slice's span: each tool call is a span under it (docs/observability.md). */
+  span?: TraceSpan;
   /** `bounded` unless a bench asks for the prompt as it was before (docs/models.md, "Prompts that stay bounded"). */
   promptStyle?: PromptStyle;
 }
@@ -56,13 +69,21 @@ export interface SliceHooks {
 
 /** What the agent loop uses of the Worker's services (SliceServices). */
 export interface SessionServices {
-  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'>;
+  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'> &
+    Partial<Pick<SliceSettings, 'visionMaxImages'>>;
   executor: Pick<ToolExecutor, 'run'>;
   watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
   /** Starts child missions (`start_subtask`); without it, a mission has no start_subtask tool. */
   children?: ChildTaskStarter;
-  /** Stores tool outputs too large for Redis and records a reference (the Worker always has it). */
-  outputs?: Pick<OutputClaimCheck, 'bound'>;
+  /**
+   * Stores a tool's images and files as artifacts, and outputs too large for Redis, and records
+   * references (the Worker always has it).
+   */
+  outputs?: Pick<OutputClaimCheck, 'keep' | 'whole'>;
+  /** The task's artifact list, which a finding's `artifacts` must be in (the Worker always has it). */
+  artifactList?: Pick<ArtifactList, 'live'>;
+  /** Traces; absent, none. */
+  tracing?: Tracing;
 }
 
 export interface SliceSessionDeps {

@@ -12,6 +12,7 @@ export const SLICE_SETTING_FIELDS = [
   'sliceMaxSteps',
   'maxConsecutiveErrors',
   'taskMaxSlices',
+  'visionMaxImages',
   'anthropicApiKey',
   'geminiApiKey',
 ] as const;

@@ -58,6 +58,7 @@ export function actionOf(done: StepDone, attempt: number, slice: number, codeVer
   action.durationMs = Date.now() - started;
   if (outcome.deduplicated) action.deduplicated = true;
   action.codeVersion = codeVersion;
+  if (outcome.serverSession !== undefined) action.serverSession = outcome.serverSession;
   return action;
 }
 
@@ -133,6 +134,7 @@ export class RecordedStepLedger implements StepLedger {
       releaseUsd: done.reservedUsd ?? 0,
       writer: this.slice.writer,
       writerSeq: ++this.stepsSent,
+      ...(outcome.artifacts?.length ? { artifacts: outcome.artifacts } : {}),
       ...extra,
     });
     if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;

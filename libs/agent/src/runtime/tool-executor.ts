@@ -1,13 +1,17 @@
 import { Injectable } from '@nestjs/common';
 import { ToolOutput, type KindTool, type ToolContext } from '@vigil/kinds';
-import { isOutcomeUnknown } from '@vigil/tools';
+import { isOutcomeUnknown, type ToolBinary } from '@vigil/tools';
 import {
   JournalEntry,
+  type NewArtifactEntry,
   StaleAttemptError,
+  StoreFullError,
   TaskNotActiveError,
   WriteJournal,
   type UnresolvedWrite,
 } from '@vigil/tasks';
+
+import type { ModelImage } from '../models/model-provider';
 
 export interface ToolOutcome {
   key: string | null;
@@ -16,11 +20,19 @@ export interface ToolOutcome {
   result?: unknown;
   /** What the model is shown instead of `result`, when the tool says (a catalog tool's text). */
   shown?: string;
+  /** The bytes of the images and files `result` refers to: stored by the ArtifactKeeper, never recorded. */
+  binaries?: readonly ToolBinary[];
+  /** The artifacts kept for this step: listed with it (record-step.lua). */
+  artifacts?: NewArtifactEntry[];
+  /** The images the model is shown with the result (the newest VISION_MAX_IMAGES of a prompt). */
+  images?: ModelImage[];
   /** `result` as JSON, when it was encoded already (OutputClaimCheck measured it): not encoded again. */
   resultJson?: string;
   error?: string;
   /** Answered from the journal: the write had completed before and was not repeated. */
   deduplicated?: boolean;
+  /** The session of the stateful server that answered (docs/missions.md, "Stateful tool servers"). */
+  serverSession?: string;
   /** Found in the external system after an earlier attempt's outcome was unknown. */
   reconciled?: boolean;
   journal?: JournalEntry;
@@ -31,6 +43,15 @@ export interface ToolOutcome {
 /** Errors that mean this slice lost the task: they abort the slice instead of becoming tool errors. */
 export function isFencingError(error: unknown): boolean {
   return error instanceof StaleAttemptError || error instanceof TaskNotActiveError;
+}
+
+/**
+ * Errors that end the slice where they happen instead of becoming a step's tool error: the task
+ * was lost (fencing), or Redis is full and nothing more can be recorded (docs/operations.md,
+ * "A full Redis").
+ */
+export function endsTheSlice(error: unknown): boolean {
+  return isFencingError(error) || error instanceof StoreFullError;
 }
 
 const message = (error: unknown): string =>
@@ -58,11 +79,13 @@ export class ToolExecutor {
       try {
         return this.outcomeOf(key, await tool.execute(args, context));
       } catch (error) {
-        if (isFencingError(error)) throw error;
+        if (endsTheSlice(error)) throw error;
         return { key, ok: false, error: message(error) };
       }
     }
 
+    // A refused intent (fenced, or a full Redis: StoreFullError) throws before the call: a write
+    // that cannot be journalled is never made.
     const state = await this.journal.begin(context.taskId, context.attempt, key, args);
     if (state.state === 'done') return { key, ok: true, result: state.entry.result, deduplicated: true };
     if (state.state === 'unknown' && tool.reconcile) {
@@ -108,9 +131,11 @@ export class ToolExecutor {
   }
 
   private outcomeOf(key: string, value: unknown): ToolOutcome {
-    return value instanceof ToolOutput
-      ? { key, ok: true, result: value.saved, shown: value.shown }
-      : { key, ok: true, result: value };
+    if (!(value instanceof ToolOutput)) return { key, ok: true, result: value };
+    const outcome: ToolOutcome = { key, ok: true, result: value.saved, shown: value.shown };
+    if (value.binaries?.length) outcome.binaries = value.binaries;
+    if (value.session !== undefined) outcome.serverSession = value.session;
+    return outcome;
   }
 
   private async attempt(
@@ -121,7 +146,7 @@ export class ToolExecutor {
     try {
       return this.outcomeOf(key, await call());
     } catch (error) {
-      if (isFencingError(error)) throw error;
+      if (endsTheSlice(error)) throw error;
       onError?.(error);
       return { key, ok: false, error: message(error) };
     }

@@ -24,6 +24,7 @@ export function missionTool(tool: ExternalTool): KindTool<MissionInput> {
       ? { idempotencyKey: idempotencyKeyOf(context.taskId, tool.stepKey(args)) }
       : {}),
     ...(context.onProgress ? { onProgress: context.onProgress } : {}),
+    ...(context.traceparent ? { traceparent: context.traceparent } : {}),
   });
   const lookup = tool.lookup?.bind(tool);
   return {
@@ -34,10 +35,11 @@ export function missionTool(tool: ExternalTool): KindTool<MissionInput> {
     effect: tool.effect,
     ...(tool.effect === 'write' && tool.idempotent ? { repeatableWrite: true } : {}),
     ...(tool.timeoutMs !== undefined ? { timeoutMs: tool.timeoutMs } : {}),
+    ...(tool.statefulServer ? { statefulServer: tool.statefulServer } : {}),
     stepKey: (args) => tool.stepKey(args),
     execute: async (args, context) => {
       const output = await tool.call(args, options(args, context));
-      return new ToolOutput(output.raw ?? null, output.text);
+      return new ToolOutput(output.raw ?? null, output.text, output.binaries, output.session);
     },
     ...(tool.hasLookup && lookup
       ? {

@@ -29,4 +29,9 @@ dl.summary dd { margin: 0; }
 .note, .empty { color: #6b7385; }
 .banner.archived { background: #eef1f6; border-left: 4px solid #6b7385; padding: .6em .8em; margin: 1em 0; }
 ul.messages .kind { font-weight: 600; }
+.artifacts { display: flex; flex-wrap: wrap; gap: .3em; margin-bottom: .3em; }
+a.artifact img { display: block; max-width: 160px; max-height: 100px; border: 1px solid #d0d5dd; background: #fff; }
+a.artifact.file { font-size: 12px; }
+tr.artifact td { background: #fbfcfe; }
+tr.artifact a.artifact img { margin-bottom: .2em; }
 `;

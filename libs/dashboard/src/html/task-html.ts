@@ -1,4 +1,5 @@
-import type { ActionRecord, UserMessage } from '@vigil/tasks';
+import { readFinding, type ActionRecord, type ArtifactEntry, type UserMessage } from '@vigil/tasks';
+import { artifactIdsOf, artifactLink, artifactLinks } from './artifact-html';
 import type { TaskDetails, VerificationRow } from '../task-details';
 import type { TimelineEntry } from '../timeline';
 import { markup, SafeHtml } from './escape';
@@ -61,9 +62,11 @@ ${task.humanQuestion ? item('question', task.humanQuestion) : ''}
 </dl>`;
 }
 
-function timelineRow(entry: TimelineEntry): SafeHtml {
+function timelineRow(entry: TimelineEntry, taskId: string): SafeHtml {
   const change = entry.from || entry.to ? `${entry.from ?? ''} → ${entry.to ?? ''}` : '';
-  return markup`<tr class="${entry.source}"><td>${formatTime(entry.at)}</td><td>${entry.what}</td><td>${change}</td><td>${entry.attempt}</td><td>${entry.reason ?? ''}</td></tr>`;
+  const shot = entry.artifact ? artifactLink(taskId, entry.artifact) : '';
+  const attempt = entry.source === 'artifact' ? '' : String(entry.attempt);
+  return markup`<tr class="${entry.source}"><td>${formatTime(entry.at)}</td><td>${shot}${entry.what}</td><td>${change}</td><td>${attempt}</td><td>${entry.reason ?? ''}</td></tr>`;
 }
 
 function timeline(details: TaskDetails): SafeHtml {
@@ -73,7 +76,7 @@ function timeline(details: TaskDetails): SafeHtml {
   return markup`<section><h2>Timeline</h2>
 ${lost}
 <table class="timeline"><thead><tr><th>at</th><th>what</th><th>from → to</th><th>attempt</th><th>reason</th></tr></thead>
-<tbody>${details.timeline.map(timelineRow)}</tbody></table></section>`;
+<tbody>${details.timeline.map((entry) => timelineRow(entry, details.task.id))}</tbody></table></section>`;
 }
 
 function verificationRow(row: VerificationRow): SafeHtml {
@@ -98,22 +101,34 @@ function heading(title: string, total: number, shown: number): SafeHtml {
   return markup`<h2>${title} <small>(${total}${note})</small></h2>`;
 }
 
-function actionRow(action: ActionRecord): SafeHtml {
+/** The task's artifacts by id, as its list holds them. */
+function artifactsById(details: TaskDetails): Map<string, ArtifactEntry> {
+  return new Map(details.artifacts.map((entry) => [entry.id, entry]));
+}
+
+function actionRow(action: ActionRecord, taskId: string, known: Map<string, ArtifactEntry>): SafeHtml {
   const outcome = action.error ?? formatJson(action.result, 200);
-  return markup`<tr class="${action.error ? 'fail' : ''}"><td>${action.step}</td><td>${action.attempt}</td><td>${action.tool}</td><td>${formatJson(action.args, 200)}</td><td>${outcome}</td><td>${action.durationMs} ms</td><td class="id">${action.codeVersion ?? ''}</td></tr>`;
+  const shots = action.error ? '' : artifactLinks(taskId, artifactIdsOf(action.result), known);
+  return markup`<tr class="${action.error ? 'fail' : ''}"><td>${action.step}</td><td>${action.attempt}</td><td>${action.tool}</td><td>${formatJson(action.args, 200)}</td><td>${shots}${outcome}</td><td>${action.durationMs} ms</td><td class="id">${action.codeVersion ?? ''}</td></tr>`;
 }
 
 function actionLog(details: TaskDetails): SafeHtml {
   const { entries, total } = details.actions;
+  const known = artifactsById(details);
+  const row = (action: ActionRecord) => actionRow(action, details.task.id, known);
   return markup`<section>${heading('Action log', total, entries.length)}
 <table class="actions"><thead><tr><th>step</th><th>attempt</th><th>tool</th><th>args</th><th>result</th><th>took</th><th>code</th></tr></thead>
-<tbody>${[...entries].reverse().map(actionRow)}</tbody></table></section>`;
+<tbody>${[...entries].reverse().map(row)}</tbody></table></section>`;
 }
 
 function findings(details: TaskDetails): SafeHtml {
   const { entries, total } = details.findings;
-  const item = (finding: unknown) => markup`<li><code>${formatJson(finding, 600)}</code></li>`;
-  return markup`<section>${heading('Findings', total, entries.length)}<ul>${entries.map(item)}</ul></section>`;
+  const known = artifactsById(details);
+  const item = (finding: unknown) => {
+    const shots = artifactLinks(details.task.id, readFinding(finding).artifacts ?? [], known);
+    return markup`<li>${shots}<code>${formatJson(finding, 600)}</code></li>`;
+  };
+  return markup`<section>${heading('Findings', total, entries.length)}<ul class="findings">${entries.map(item)}</ul></section>`;
 }
 
 function messages(details: TaskDetails): SafeHtml {

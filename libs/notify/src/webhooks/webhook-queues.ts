@@ -1,6 +1,6 @@
 import { Queue } from 'bullmq';
 import type { RedisConfig, WebhookConfig } from '@vigil/config';
-import { bullConnection, JobRetention, removalOptions } from '@vigil/queue';
+import { bullConnection, JobRetention, QUEUE_STREAMS, removalOptions } from '@vigil/queue';
 import { RedisKeys } from '@vigil/redis';
 import type { UserMessage } from '../messages/user-message';
 
@@ -35,12 +35,14 @@ export class WebhookQueues {
     private readonly retention: JobRetention = WEBHOOK_JOB_RETENTION,
   ) {
     const connection = bullConnection(redisConfig);
-    this.queues = keys
-      .allShards()
-      .map(
-        (shard) =>
-          new Queue<WebhookJob>(keys.webhookQueueName(shard), { connection, prefix: redisConfig.keyPrefix }),
-      );
+    this.queues = keys.allShards().map(
+      (shard) =>
+        new Queue<WebhookJob>(keys.webhookQueueName(shard), {
+          connection,
+          prefix: redisConfig.keyPrefix,
+          streams: QUEUE_STREAMS,
+        }),
+    );
   }
 
   queueFor(taskId: string): Queue<WebhookJob> {

@@ -25,6 +25,8 @@ export async function readTaskForArchive(
   keys: RedisKeys,
   taskId: string,
   expiredAt: number,
+  /** PUBLIC_BASE_URL, for the report's artifact links. */
+  publicBaseUrl?: string,
 ): Promise<TaskArchivePayload | null> {
   const replies = await redis
     .pipeline()
@@ -36,6 +38,7 @@ export async function readTaskForArchive(
     .hgetall(keys.journal(taskId))
     .smembers(keys.doneSteps(taskId))
     .lrange(new ChildKeys(keys).all(taskId), 0, -1)
+    .lrange(keys.artifacts(taskId), 0, -1)
     .exec();
   const record = replyAt(replies, 0) as Record<string, string>;
   const task = decodeTask(record);
@@ -60,8 +63,7 @@ export async function readTaskForArchive(
     journal: stored.journal,
     doneSteps: stored.doneSteps,
     children: replyAt(replies, 7) as string[],
-    report: reportOfContext(task, contextOfStored(stored)),
-    // Redis keeps no artifact list yet: artifacts are stored by the object store's own key layout.
-    artifacts: [],
+    report: reportOfContext(task, contextOfStored(stored), publicBaseUrl),
+    artifacts: replyAt(replies, 8) as string[],
   };
 }

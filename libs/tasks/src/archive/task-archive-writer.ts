@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { SERVER_CONFIG, type ServerConfig } from '@vigil/config';
 import type { Redis } from 'ioredis';
 import { OBJECT_STORE, ObjectKeys, type ObjectStore } from '@vigil/object-store';
 import { REDIS, RedisKeys } from '@vigil/redis';
@@ -37,11 +38,13 @@ export class TaskArchiveWriter {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     @Inject(OBJECT_STORE) private readonly store: ObjectStore,
+    /** PUBLIC_BASE_URL: the archived report links its findings' artifacts from it, as the live one. */
+    @Optional() @Inject(SERVER_CONFIG) private readonly server?: Pick<ServerConfig, 'publicBaseUrl'>,
   ) {}
 
   /** The archive's payload as Redis holds it now, or null when the task is gone. */
   collect(taskId: string, expiredAt: number): Promise<TaskArchivePayload | null> {
-    return readTaskForArchive(this.redis, this.keys, taskId, expiredAt);
+    return readTaskForArchive(this.redis, this.keys, taskId, expiredAt, this.server?.publicBaseUrl);
   }
 
   /**

@@ -33,6 +33,6 @@ export interface TaskArchivePayload {
   children: string[];
   /** The report (markdown) as `GET /v1/tasks/:id/report` answered before archiving. */
   report: string;
-  /** The task's artifact list, as stored (empty until artifacts exist). */
+  /** The task's artifact list (`ArtifactEntry` JSON strings), as stored, oldest first. */
   artifacts: string[];
 }

@@ -7,6 +7,16 @@ describe('readFinding', () => {
     expect(readFinding({ title: 'Acme', body: 'x', attempt: 1, at: 1 })).not.toHaveProperty('data');
   });
 
+  it('keeps the artifact ids a finding cites, and only ids that are hashes', () => {
+    const id = 'c'.repeat(64);
+    expect(
+      readFinding({ title: 't', body: 'b', artifacts: [id, 'nope', 3], attempt: 1, at: 1 }).artifacts,
+    ).toEqual([id]);
+    expect(readFinding({ title: 't', body: 'b', artifacts: ['nope'], attempt: 1, at: 1 })).not.toHaveProperty(
+      'artifacts',
+    );
+  });
+
   it('reads an old {text} finding: title from its first 80 characters, the text as its body', () => {
     const text = `${'Ad set 3 was rejected because its targeting was too narrow for the '.repeat(2)}budget`;
     expect(readFinding({ text, attempt: 1, at: 9 })).toEqual({

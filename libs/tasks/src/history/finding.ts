@@ -1,3 +1,5 @@
+import { isArtifactId } from '../artifacts/artifact.types';
+
 /**
  * A finding as `record_finding` stores it (docs/missions.md, "Findings"): a title to list it
  * by, a body in words, optional structured data (bounded), and when and in which attempt it was
@@ -7,9 +9,14 @@ export interface Finding {
   title: string;
   body: string;
   data?: unknown;
+  /** Ids of the task's artifacts it shows (screenshots): each one in the task's artifact list. */
+  artifacts?: string[];
   attempt: number;
   at: number;
 }
+
+/** At most this many artifacts per finding. */
+export const FINDING_ARTIFACTS = 20;
 
 /** A finding's title is cut to this many characters; an old `{text}` one takes its first line's. */
 export const FINDING_TITLE_CHARS = 200;
@@ -29,10 +36,12 @@ export function readFinding(raw: unknown): Finding {
   const at = typeof record.at === 'number' ? record.at : 0;
   if (typeof record.title === 'string') {
     const body = typeof record.body === 'string' ? record.body : '';
+    const artifacts = Array.isArray(record.artifacts) ? record.artifacts.filter(isArtifactId) : [];
     return {
       title: record.title,
       body,
       ...(record.data !== undefined ? { data: record.data } : {}),
+      ...(artifacts.length ? { artifacts } : {}),
       attempt,
       at,
     };

@@ -23,6 +23,11 @@ export interface ActionRecord {
   deduplicated?: boolean;
   /** The code version of the Worker that ran the call. */
   codeVersion?: string;
+  /**
+   * The session of the stateful server that answered (docs/missions.md, "Stateful tool servers"):
+   * a later call in another session means what the server held had been lost in between.
+   */
+  serverSession?: string;
 }
 
 /** A write journal entry: the intent before the external call, `done` with its result after. */

@@ -5,6 +5,7 @@ import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
 import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import type { TaskStatus } from '../task-status';
+import type { NewArtifactEntry } from '../artifacts/artifact.types';
 import type { ActionRecord, JournalEntry } from './history.types';
 
 export interface StepRecord {
@@ -25,6 +26,8 @@ export interface StepRecord {
   writer?: string;
   /** The step's number within its slice run: a repeat of a recorded one changes nothing (record-step.lua). */
   writerSeq?: number;
+  /** The artifacts the step's result refers to: listed under the step's number (record-step.lua). */
+  artifacts?: readonly NewArtifactEntry[];
 }
 
 export interface RecordedStep {
@@ -43,7 +46,7 @@ const KEY_CACHE_SIZE = 4096;
 /** Writes one tool step's bookkeeping in a single fenced script call (one round trip). */
 @Injectable()
 export class StepRecorder {
-  /** record-step.lua's nine keys by task: built once per task, not on every step. */
+  /** record-step.lua's ten keys by task: built once per task, not on every step. */
   private readonly keyLists = new BoundedMemo<readonly string[]>(KEY_CACHE_SIZE);
 
   constructor(
@@ -73,6 +76,7 @@ export class StepRecorder {
         record.writer ?? '',
         record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
         record.writerSeq ?? '',
+        ...(record.artifacts ?? []).map((entry) => JSON.stringify(entry)),
       ]);
     if (code !== ScriptCode.Applied)
       throw scriptRefusal(code, id, {
@@ -97,6 +101,7 @@ export class StepRecorder {
       this.keys.events(shard),
       this.keys.deadlineIndex(shard),
       this.keys.callDeadlineIndex(shard),
+      this.keys.artifacts(id),
     ]);
   }
 }

@@ -135,6 +135,19 @@ export class TaskContextStore {
     return (await this.redis.hsetnx(this.keys.triggers(taskId), name, String(Date.now()))) === 1;
   }
 
+  /**
+   * The action log read backwards, newest first, `pageSize` entries a round trip, at most `limit`
+   * entries: for a question the latest actions answer (docs/missions.md, "Stateful tool servers").
+   */
+  async *actionsNewestFirst(taskId: string, pageSize = 25, limit = 500): AsyncGenerator<ActionRecord> {
+    const key = this.keys.actions(taskId);
+    for (let read = 0; read < limit; read += pageSize) {
+      const page = await this.redis.lrange(key, -(read + pageSize), -(read + 1));
+      for (let i = page.length - 1; i >= 0; i--) yield parse<ActionRecord>(page[i]);
+      if (page.length < pageSize) return;
+    }
+  }
+
   /** The action log, oldest first, cursor-paged (the cursor is a position). */
   actionsPage(taskId: string, limit: number, cursor?: string): Promise<LogPage> {
     return this.page(this.keys.actions(taskId), limit, cursor);

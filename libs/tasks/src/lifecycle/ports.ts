@@ -8,7 +8,7 @@ export interface SliceJob {
   attempt: number;
   /** The slice number this job runs (sliceCount + 1 at publish time). */
   slice: number;
-  reason: 'created' | 'next_slice' | 'recovery' | 'resumed' | 'republished';
+  reason: 'created' | 'next_slice' | 'recovery' | 'resumed' | 'republished' | 'store_full';
 }
 
 /**

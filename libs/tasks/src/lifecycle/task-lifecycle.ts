@@ -53,6 +53,8 @@ export class TaskLifecycle {
   failVerification: WatcherMoves['failVerification'] = (task, move) =>
     this.watcher.failVerification(task, move);
   requeueForRetry: WatcherMoves['requeueForRetry'] = (task, move) => this.watcher.requeueForRetry(task, move);
+  continueAfterStoreFull: WatcherMoves['continueAfterStoreFull'] = (task, move) =>
+    this.watcher.continueAfterStoreFull(task, move);
   failForLimit: WatcherMoves['failForLimit'] = (task, move) => this.watcher.failForLimit(task, move);
   giveUp: WatcherMoves['giveUp'] = (task, move) => this.watcher.giveUp(task, move);
   cancelChild: WatcherMoves['cancelChild'] = (task, move) => this.watcher.cancelChild(task, move);

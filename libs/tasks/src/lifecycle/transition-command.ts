@@ -8,6 +8,7 @@ import type {
   NoData,
   PausedData,
   ResumedData,
+  StoreFullHandOff,
   TaskEventDataMap,
 } from '../task-event-data';
 import type {
@@ -36,6 +37,7 @@ export interface OperationEventData {
   complete: TaskEventDataMap['task.completed'];
   fail_verification: AttemptFailed;
   requeue_for_retry: TaskEventDataMap['task.recovered'];
+  continue_after_store_full: StoreFullHandOff;
   fail: TaskEventDataMap['task.failed'];
   stop: CancelledData;
   cancel_child: CancelledData;

@@ -121,6 +121,7 @@ export class TransitionWriter implements TransitionStore {
         k.expiryIndex(shard),
         k.updatesIndex(shard),
         k.task(task.parentId ?? task.id),
+        k.artifacts(task.id),
       ],
       [task.id, task.finishedAt],
     );

@@ -112,6 +112,27 @@ describe('TaskLifecycle: the Watcher’s moves', () => {
     expect(slices.published).toEqual([{ taskId: 'tsk_1', attempt: 2, slice: 8, reason: 'recovery' }]);
   });
 
+  it('continueAfterStoreFull: queued again as a next slice, attempt bumped as a fence only, no retry and no failed attempt', async () => {
+    const { lifecycle, store, signals, slices } = inMemoryLifecycle();
+    store.replyNext({ attempt: 3 });
+    const detail = 'no heartbeat for 40 s while Redis was full';
+    await lifecycle.continueAfterStoreFull(task, { detail, lease });
+    const command = store.only();
+    expect(command).toMatchObject({
+      operation: 'continue_after_store_full',
+      to: 'queued',
+      attempt: 2,
+      from: ['running', 'waiting_on_tool'],
+      increments: { attempt: 1 },
+      fields: owner,
+      eventData: { handedOn: 'store_full', detail },
+    });
+    expect(command).not.toHaveProperty('failedAttempt');
+    expect(command.increments).not.toHaveProperty('retryCount');
+    expect(signals.sent).toEqual([{ taskId: 'tsk_1', action: 'stop', attempt: 2 }]);
+    expect(slices.published).toEqual([{ taskId: 'tsk_1', attempt: 3, slice: 8, reason: 'store_full' }]);
+  });
+
   it('failForLimit: the active-time limit fails the task whatever it is doing', async () => {
     const { lifecycle, store, signals, slices } = inMemoryLifecycle();
     store.replyNext({ due });

@@ -60,6 +60,38 @@ export class WatcherMoves {
     return result;
   }
 
+  /**
+   * A task whose heartbeat went stale while Redis was full (docs/operations.md, "A full Redis"):
+   * its Worker ended the slice when a write was refused, and the task goes on from its last
+   * recorded step as a normal next slice, like a drain's hand-off. The attempt is bumped only as a
+   * fence (a Worker still holding the old slice is shut out); no attempt failed, so nothing joins
+   * `retryHistory`, `retryCount` stays, and the event is `task.progress` (no recovery notice).
+   * A write journalled without its result is reconciled by the next slice before it writes.
+   */
+  async continueAfterStoreFull(
+    task: Inspected & Pick<TaskRecord, 'sliceCount'>,
+    move: WatcherMove & { detail: string },
+  ): Promise<TransitionResult> {
+    const result = await this.deps.store.apply(task, {
+      operation: 'continue_after_store_full',
+      to: 'queued',
+      attempt: task.attempt,
+      from: SLICE_HOLDERS,
+      increments: { attempt: 1 },
+      fields: owner(move.lease),
+      eventData: { handedOn: 'store_full', detail: move.detail },
+      now: Date.now(),
+    });
+    await this.deps.signals.publish({ taskId: task.id, action: 'stop', attempt: task.attempt });
+    await this.deps.slices.publish({
+      taskId: task.id,
+      attempt: result.attempt,
+      slice: task.sliceCount + 1,
+      reason: 'store_full',
+    });
+    return result;
+  }
+
   /** The exit checks passed: the only way to `completed`. A child's end may make slices due. */
   async complete(
     task: Inspected & Pick<TaskRecord, 'claim'>,

@@ -13,6 +13,7 @@
   KEYS[7] event stream of the shard
   KEYS[8] deadline index
   KEYS[9] call-deadline index (the step ends the call a heartbeat may have reported in flight)
+  KEYS[10] artifact list (list of JSON entries, oldest first; docs/api.md, "Artifacts")
 
   ARGV[1]  attempt of the writer
   ARGV[2]  now (ms)
@@ -34,6 +35,9 @@
            from the same run with a number already recorded — a client retrying after a Redis
            Cluster failover lost the reply of a script that did run — changes nothing and gets
            the task's current figures back
+  ARGV[17..] artifact entries of the step, JSON each, without their `step` (assigned here, the
+           action's): appended to the artifact list, one per artifact id — the same image twice in
+           one result is listed once. A repeat of a recorded call (ARGV[16]) appends nothing.
 
   A finding also appends a task.finding event (its data is the finding).
 
@@ -65,6 +69,14 @@ if not logged or stored[12] ~= stored[9] then logged = redis.call('LLEN', KEYS[2
 local step = logged + 1
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
 redis.call('RPUSH', KEYS[2], '{"step":' .. step .. ',' .. string.sub(ARGV[4], 2))
+local listed = {}
+for i = 17, #ARGV do
+  local id = cjson.decode(ARGV[i]).id
+  if id and not listed[id] then
+    listed[id] = true
+    redis.call('RPUSH', KEYS[10], '{"step":' .. step .. ',' .. string.sub(ARGV[i], 2))
+  end
+end
 
 -- completedUnits is the done set's size: every script that adds to the set writes it (this one,
 -- reconcile-journal.lua, resolve-unresolved-write.lua, in every release), so it is read, not

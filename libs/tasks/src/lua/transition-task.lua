@@ -59,6 +59,9 @@
     fail_verification  retrying: task.progress                                        failVerification
     complete           completed: task.completed                                      complete
     requeue_for_retry  queued: task.recovered                                         requeueForRetry
+    continue_after_store_full
+                       queued (attempt + 1 by the increments, no retry): task.progress
+                                                                        continueAfterStoreFull
     fail               failed: task.failed                                  failForLimit, giveUp
     stop               cancelled: task.cancelled                                      stop
     cancel_child       cancelled: task.cancelled                                      cancelChild
@@ -104,7 +107,7 @@ end
 local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verifying'
   .. ' ask_person>waiting_on_human await_children>waiting_on_tool pause_for_money>paused'
   .. ' fail_attempt>retrying recover>retrying fail_verification>retrying complete>completed'
-  .. ' requeue_for_retry>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
+  .. ' requeue_for_retry>queued continue_after_store_full>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
   .. ' archive>paused resume>queued answer>queued '
 local REASONS = ' ask_person:human_input ask_person:unresolved_write await_children:children'
   .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived '

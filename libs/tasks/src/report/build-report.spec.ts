@@ -1,6 +1,6 @@
 import type { JournalEntry } from '../history/history.types';
 import { buildTaskReport, MAX_REPORT_CHARS } from './build-report';
-import { action, done, missionRecord } from './report-fixtures';
+import { action, done, missionRecord } from '@vigil/testing';
 
 const section = (report: string, heading: string): string => {
   const start = report.indexOf(`## ${heading}`);
@@ -91,6 +91,37 @@ describe('buildTaskReport (from the record only)', () => {
     expect(part).toContain('The quickstart assumes Redis is running.');
     expect(part).toContain('### 2. Ticket opened');
     expect(part).toContain('```json\n{"ticket":"T-1","labels":["docs"]}\n```');
+  });
+
+  it('links each finding’s artifacts, absolute from PUBLIC_BASE_URL, and says no artifact when none is cited', () => {
+    const shot = 'a'.repeat(64);
+    const error = 'b'.repeat(64);
+    const cited = [{ ...findings[0], artifacts: [error, shot] }, findings[1]];
+    const part = section(
+      buildTaskReport({
+        task: missionRecord(),
+        findings: cited,
+        actions,
+        journal,
+        publicBaseUrl: 'https://vigil.example.com',
+      }),
+      'Findings (2)',
+    );
+    expect(part).toContain(
+      `Evidence: [1. artifact bbbbbbbbbbbb](https://vigil.example.com/v1/tasks/tsk_report/artifacts/${error}) · [2. artifact aaaaaaaaaaaa](https://vigil.example.com/v1/tasks/tsk_report/artifacts/${shot})`,
+    );
+    expect(part).toContain('they take the same API key');
+    expect(part.match(/Evidence:/g)).toHaveLength(1);
+    // Without a base URL the links are relative; ids that are not hashes are never linked.
+    const relative = buildTaskReport({
+      task: missionRecord(),
+      findings: [{ ...findings[0], artifacts: [shot, '../x'] }],
+      actions,
+      journal,
+    });
+    expect(relative).toContain(`](/v1/tasks/tsk_report/artifacts/${shot})`);
+    expect(relative).not.toContain('../x');
+    expect(section(report, 'Findings (2)')).not.toContain('Evidence');
   });
 
   it('lists external writes from the journal: result ids, dedup and reconcile marks, made once', () => {

@@ -3,6 +3,7 @@ import { clip, codeBlock, paragraph, shortJson } from './markdown';
 import { readFinding } from '../history/finding';
 import type { ReportInputs } from './report-inputs';
 import {
+  artifactUrl,
   claimSection,
   findingsSection,
   REPORT_LIMITS,
@@ -32,13 +33,16 @@ function goalSection(input: unknown): string {
  * log and the write journal. The agent's summary appears only as a quoted, labelled claim. Pure
  * and bounded: every part has its own limit and the whole is cut at MAX_REPORT_CHARS.
  */
-export function buildTaskReport({ task, findings, actions, journal }: ReportInputs): string {
+export function buildTaskReport({ task, findings, actions, journal, publicBaseUrl }: ReportInputs): string {
   const findingsOnly = asRecord(task.input).evidence === 'findings_only';
   const sections: [string, string | null][] = [
     ['Goal', goalSection(task.input)],
     ['Status', statusSection(task)],
     ['Verification', verificationSection(task, findingsOnly)],
-    [`Findings (${findings.length})`, findingsSection(findings.map(readFinding))],
+    [
+      `Findings (${findings.length})`,
+      findingsSection(findings.map(readFinding), (id) => artifactUrl(publicBaseUrl, task.id, id)),
+    ],
     ['External writes', writesSection(summariseWrites(actions, journal))],
     ['Retries', retriesSection(task.retryHistory)],
     ['Spend', spendSection(task, actions.length)],

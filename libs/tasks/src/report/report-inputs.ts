@@ -8,4 +8,6 @@ export interface ReportInputs {
   findings: readonly unknown[];
   actions: readonly ActionRecord[];
   journal: ReadonlyMap<string, JournalEntry>;
+  /** PUBLIC_BASE_URL: the findings' artifact links are absolute from it (relative without). */
+  publicBaseUrl?: string;
 }

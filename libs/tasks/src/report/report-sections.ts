@@ -11,6 +11,8 @@ export const REPORT_LIMITS = {
   findingsChars: 20_000,
   findingBodyChars: 2_000,
   findingDataChars: 800,
+  /** Artifacts linked per finding. */
+  findingArtifacts: 20,
   writes: 100,
   writesChars: 16_000,
   retries: 20,
@@ -99,8 +101,30 @@ export function verificationSection(task: TaskRecord, findingsOnly: boolean): st
   return parts.join('\n\n');
 }
 
-export function findingsSection(findings: readonly Finding[]): string {
+/**
+ * Where a finding's artifacts are fetched: `<PUBLIC_BASE_URL>/v1/tasks/<id>/artifacts/<artifact id>`,
+ * absolute so a link works from a message read anywhere (relative without a base URL).
+ */
+export function artifactUrl(publicBaseUrl: string | undefined, taskId: string, artifactId: string): string {
+  return `${publicBaseUrl ?? ''}/v1/tasks/${encodeURIComponent(taskId)}/artifacts/${artifactId}`;
+}
+
+/** A finding's evidence as links, one per artifact it cites (bounded). */
+function evidenceLine(finding: Finding, url: (id: string) => string): string | null {
+  const ids = finding.artifacts ?? [];
+  if (ids.length === 0) return null;
+  const shown = ids.slice(0, REPORT_LIMITS.findingArtifacts);
+  const links = shown.map((id, i) => `[${i + 1}. artifact ${id.slice(0, 12)}](${url(id)})`);
+  const more = ids.length - shown.length;
+  return `Evidence: ${links.join(' · ')}${more > 0 ? ` …and ${more} more` : ''}`;
+}
+
+export function findingsSection(
+  findings: readonly Finding[],
+  url: (id: string) => string = (id) => id,
+): string {
   if (findings.length === 0) return 'No findings were recorded.';
+  const cited = findings.some((finding) => (finding.artifacts ?? []).length > 0);
   const rendered = findings.slice(0, REPORT_LIMITS.findings).map((finding, index) => {
     const when = [
       finding.attempt > 0 ? `attempt ${finding.attempt}` : null,
@@ -112,6 +136,7 @@ export function findingsSection(findings: readonly Finding[]): string {
       finding.data !== undefined
         ? codeBlock(shortJson(finding.data, REPORT_LIMITS.findingDataChars), 'json')
         : null,
+      evidenceLine(finding, url),
       when.length ? `_Recorded in ${when.join(', ')}._` : null,
     ]
       .filter(Boolean)
@@ -120,6 +145,11 @@ export function findingsSection(findings: readonly Finding[]): string {
   const shown = withinBudget(rendered, REPORT_LIMITS.findingsChars);
   const more = findings.length - shown.length;
   return [
+    ...(cited
+      ? [
+          'Evidence links serve the artifacts the findings cite (screenshots, files); they take the same API key as the rest of the API.',
+        ]
+      : []),
     ...shown,
     ...(more > 0 ? [`…and ${plural(more, 'more finding')} (GET /findings lists them all).`] : []),
   ].join('\n\n');

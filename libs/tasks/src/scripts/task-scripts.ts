@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { REDIS, ScriptDefinition, ScriptRunner } from '@vigil/redis';
 import { LUA_SOURCES } from '../lua/scripts.generated';
+import { storeFullOf } from '../task-errors';
 
 /**
  * Every atomic operation on a task's keys, one `.lua` file each in `../lua` (KEYS and ARGV listed
@@ -14,7 +15,7 @@ export const TASK_SCRIPT_KEYS = {
   'transition-task': 21,
   'heartbeat-task': 4,
   'load-slice': 5,
-  'record-step': 9,
+  'record-step': 10,
   'journal-intent': 2,
   'reconcile-journal': 4,
   'resolve-unresolved-write': 4,
@@ -26,7 +27,7 @@ export const TASK_SCRIPT_KEYS = {
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
   'register-child': 6,
-  'forget-task': 23,
+  'forget-task': 24,
   'publish-live-output': 'variable',
 } as const;
 
@@ -40,6 +41,10 @@ export function taskScriptDefinitions(): ScriptDefinition[] {
   });
 }
 
+function rejectStoreFull(error: unknown): never {
+  throw storeFullOf(error);
+}
+
 /** The task scripts, loaded once per connection; every repository of this lib runs them here. */
 @Injectable()
 export class TaskScripts {
@@ -49,7 +54,8 @@ export class TaskScripts {
     this.runner = new ScriptRunner(redis, taskScriptDefinitions());
   }
 
+  /** A write refused because Redis is full rejects as StoreFullError (docs/operations.md, "A full Redis"). */
   run<T = unknown>(name: TaskScriptName, keys: readonly string[], args: (string | number)[]): Promise<T> {
-    return this.runner.run<T>(name, keys, args);
+    return this.runner.run<T>(name, keys, args).catch(rejectStoreFull);
   }
 }

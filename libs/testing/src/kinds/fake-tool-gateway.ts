@@ -29,6 +29,8 @@ export interface FakeCall {
   args: Record<string, unknown>;
   idempotencyKey?: string;
   lookup?: boolean;
+  /** The call's W3C traceparent, when traces are on. */
+  traceparent?: string;
 }
 
 const canonical = (value: unknown): string =>
@@ -113,6 +115,7 @@ export class FakeToolGateway implements ToolGateway {
           tool: spec.catalogName,
           args,
           ...(options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {}),
+          ...(options.traceparent ? { traceparent: options.traceparent } : {}),
         });
         options.signal.throwIfAborted();
         return spec.handle(args, options);

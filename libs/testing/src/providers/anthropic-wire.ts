@@ -29,6 +29,23 @@ export function anthropicProblem(
   return message ? { status: 400, type: 'invalid_request_error', message } : undefined;
 }
 
+const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/gif', 'image/webp'];
+/** The documented bound of one image: 5 MB (docs.anthropic.com, "Vision"). */
+const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
+
+/** A block inside a tool_result: text, or an image with a base64 source of a supported type. */
+function invalidImage(block: WireBody): string | undefined {
+  if (block.type === 'text') return block.text ? undefined : 'empty text block in tool_result';
+  if (block.type !== 'image') return `tool_result content block type ${String(block.type)} not allowed`;
+  const source = block.source as WireBody | undefined;
+  if (source?.type !== 'base64' || !IMAGE_TYPES.includes(source.media_type as string))
+    return 'image source must be base64 with media_type image/jpeg, image/png, image/gif or image/webp';
+  if (typeof source.data !== 'string' || !/^[A-Za-z0-9+/]+=*$/.test(source.data))
+    return 'image data is not base64';
+  if (source.data.length > MAX_IMAGE_BYTES) return 'image exceeds 5 MB maximum';
+  return undefined;
+}
+
 function invalidBody(body: WireBody): string | undefined {
   if (typeof body.model !== 'string' || typeof body.max_tokens !== 'number')
     return 'model and max_tokens required';
@@ -40,6 +57,11 @@ function invalidBody(body: WireBody): string | undefined {
     if (typeof blocks === 'string') continue;
     if (!Array.isArray(blocks) || blocks.length === 0) return `messages.${i}: empty content`;
     if (blocks.some((b) => b.type === 'text' && !b.text)) return `messages.${i}: empty text block`;
+    const images = blocks.flatMap((b) =>
+      b.type === 'tool_result' && Array.isArray(b.content) ? b.content : [],
+    );
+    const image = images.map(invalidImage).find(Boolean);
+    if (image) return `messages.${i}: ${image}`;
     const uses = blocks.filter((b) => b.type === 'tool_use').map((b) => b.id as string);
     const next = (messages[i + 1]?.content ?? []) as WireBody[];
     const results = Array.isArray(next) ? next.slice(0, uses.length) : [];

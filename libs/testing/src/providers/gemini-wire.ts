@@ -40,6 +40,12 @@ function invalidContents(contents: WireBody[]): string | undefined {
       return `contents[${i}].role must be user or model`;
     if (!Array.isArray(content.parts) || content.parts.length === 0)
       return `contents[${i}].parts must not be empty`;
+    const inline = (content.parts as WireBody[]).flatMap((p) => [
+      ...(p.inlineData ? [p.inlineData as WireBody] : []),
+      ...((p.functionResponse?.parts ?? []) as WireBody[]).map((r) => r.inlineData as WireBody),
+    ]);
+    if (inline.some((d) => typeof d?.mimeType !== 'string' || !/^[A-Za-z0-9+/]+=*$/.test(String(d?.data))))
+      return `contents[${i}]: inline data needs a mimeType and base64 data`;
     const calls = content.parts.filter((p: WireBody) => p.functionCall).length;
     if (calls === 0) continue;
     const responses = (contents[i + 1]?.parts ?? []).filter((p: WireBody) => p.functionResponse).length;

@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseToolCatalog } from '@vigil/config';
@@ -19,6 +19,44 @@ export const FAKE_SERVER = join(__dirname, 'fake-mcp-server.mjs');
 export function tempDir(): string {
   return mkdtempSync(join(tmpdir(), 'vigil-tools-'));
 }
+
+/** `catalog` written as a VIGIL_TOOLS file (in a fresh temp folder unless `dir` is given): its path. */
+export function catalogFile(catalog: unknown, dir = tempDir()): string {
+  const path = join(dir, 'vigil.tools.json');
+  writeFileSync(path, JSON.stringify(catalog));
+  return path;
+}
+
+/**
+ * The HTTP tool `create_ticket` (`write`) or `list_tickets` of a tracker nobody serves
+ * (127.0.0.1:9): for catalogs that the API validates and routes on but never calls.
+ */
+export function unservedTicketTool(write: boolean) {
+  return {
+    description: write ? 'Open a ticket.' : 'List tickets.',
+    method: write ? 'POST' : 'GET',
+    url: 'http://127.0.0.1:9/tickets',
+    input: { type: 'object', properties: { title: { type: 'string' } } },
+    ...(write ? { write: true } : {}),
+  };
+}
+
+/** The HTTP tool `status_page` of a site nobody serves: offered to a mission, never called by its plan. */
+export function unservedStatusPage() {
+  return {
+    description: 'Reads the status page.',
+    method: 'GET',
+    url: 'http://127.0.0.1:9/status',
+    input: { type: 'object', properties: {} },
+  };
+}
+
+/** The exit criterion that reads one ticket back through `list_tickets` (`unservedTicketTool(false)`). */
+export const ONE_TICKET_LISTED = {
+  check: 'tool_result',
+  args: { tool: 'list_tickets', arguments: {}, pointer: '/total' },
+  expected: 1,
+};
 
 /** A gateway over a catalog given as JSON, validated exactly as VIGIL_TOOLS is at boot. */
 export function testGateway(

@@ -158,6 +158,18 @@ describe('HTTP tools', () => {
     expect(create.stepKey({ title: 'Broken login', project: 'web' })).toBe(create.stepKey(args));
   });
 
+  it("sends the call's traceparent with the call and its lookup, and none without one", async () => {
+    const traceparent = `00-${'a1'.repeat(16)}-${'b2'.repeat(8)}-01`;
+    const create = await tool('create_ticket');
+    const args = { project: 'web', title: 'Traced' };
+    await create.lookup!(args, { signal, idempotencyKey: 'traced-key', traceparent });
+    expect(seen.at(-1)!.headers.traceparent).toBe(traceparent);
+    await create.call(args, { signal, idempotencyKey: 'traced-key', traceparent });
+    expect(seen.at(-1)!.headers.traceparent).toBe(traceparent);
+    await (await tool('list_tickets')).call({}, { signal });
+    expect(seen.at(-1)!.headers.traceparent).toBeUndefined();
+  });
+
   it('sends no idempotency header with a read', async () => {
     await (await tool('list_tickets')).call({}, { signal, idempotencyKey: 'k' });
     expect(seen.at(-1)!.headers['idempotency-key']).toBeUndefined();

@@ -1,5 +1,6 @@
 import { ConfigError, HttpToolEntry, HttpToolMethod } from '@vigil/config';
 import { scrubSecrets } from '@vigil/platform';
+import { binaryLine, toolBinaryOf } from '../binary/tool-binary';
 import { argumentCheck, ArgumentCheck } from '../common/argument-validator';
 import { boundText } from '../common/bounded-text';
 import { CallDeadline } from '../common/call-deadline';
@@ -74,12 +75,18 @@ export class HttpTool implements ExternalTool {
     if (this.entry.write && this.entry.idempotencyHeader && options.idempotencyKey) {
       request.headers[this.entry.idempotencyHeader] = options.idempotencyKey;
     }
+    if (options.traceparent) request.headers.traceparent = options.traceparent;
     const response = await sendOutbound(
       this.catalogName,
       request,
       this.deadline(options),
       this.settings.allowPrivate,
     );
+    if (response.binary) {
+      // An image or other binary answer is an artifact: the record keeps its reference only.
+      const binary = await toolBinaryOf(response.binary.data, response.binary.contentType);
+      return { text: binaryLine(binary), raw: { artifact: binary.ref }, binaries: [binary] };
+    }
     const text =
       response.body === null
         ? `(no content, HTTP ${response.status})`
@@ -127,10 +134,11 @@ export class HttpTool implements ExternalTool {
     if (!options.idempotencyKey) throw new ToolCallError(`${where}: needs the write's idempotency key`);
     const template = fillVariables(lookup.url, this.settings.env, `httpTools.${this.catalogName}.lookup.url`);
     const { url } = fillUrl(template, { ...args, idempotencyKey: options.idempotencyKey }, where);
-    const headers = {
+    const headers: Record<string, string> = {
       accept: 'application/json',
       ...fillRecord(this.entry.headers, this.settings.env, `httpTools.${this.catalogName}.headers`),
     };
+    if (options.traceparent) headers.traceparent = options.traceparent;
     const response = await sendOutbound(
       where,
       { method: lookup.method, url, headers },

@@ -15,9 +15,21 @@ export interface OutboundRequest {
 
 export interface OutboundResponse {
   status: number;
-  /** The JSON body, the text when it is not JSON, null when empty. */
+  /** The JSON body, the text when it is not JSON, null when empty (a binary body: null). */
   body: unknown;
   text: string;
+  /** A binary body (`image/*`, or a type that is not text, JSON or XML): its bytes and content type. */
+  binary?: { data: Buffer; contentType: string };
+}
+
+/** A body read as text; any other declared type is bytes (docs/api.md, "Artifacts"). */
+const TEXTUAL =
+  /^(text\/|application\/(json|xml|javascript|x-www-form-urlencoded|problem\+json)\b|application\/[^;]*\+(json|xml)\b)/i;
+
+function isBinaryType(contentType: string | null): contentType is string {
+  if (!contentType) return false;
+  const type = contentType.trim().toLowerCase();
+  return type.startsWith('image/') || !TEXTUAL.test(type);
 }
 
 /**
@@ -33,7 +45,8 @@ export async function sendOutbound(
   allowPrivate: boolean,
 ): Promise<OutboundResponse> {
   let response: Response;
-  let text: string;
+  let text = '';
+  let binary: OutboundResponse['binary'];
   try {
     const refusal = await deadline.race(checkOutboundTarget(request.url, allowPrivate));
     if (refusal) throw new ToolCallError(`${what}: ${refusalText(refusal)}`);
@@ -44,7 +57,12 @@ export async function sendOutbound(
       redirect: 'manual',
       signal: deadline.signal,
     });
-    text = await response.text();
+    const contentType = response.headers.get('content-type');
+    const ok = response.status >= 200 && response.status <= 299;
+    if (ok && isBinaryType(contentType)) {
+      const data = Buffer.from(await response.arrayBuffer());
+      if (data.length > 0) binary = { data, contentType };
+    } else text = await response.text();
   } catch (error) {
     throw deadline.failure(what, error);
   } finally {
@@ -54,6 +72,7 @@ export async function sendOutbound(
     const excerpt = text.trim() ? `: ${boundText(scrubSecrets(text.trim()), ERROR_BODY_LIMIT)}` : '';
     throw new ToolCallError(`${what}: HTTP ${response.status} ${response.statusText}${excerpt}`.trim());
   }
+  if (binary) return { status: response.status, body: null, text: '', binary };
   return { status: response.status, body: parseBody(text), text };
 }
 

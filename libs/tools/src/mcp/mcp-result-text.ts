@@ -1,5 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { scrubSecrets } from '@vigil/platform';
+import type { ArtifactRef } from '@vigil/tasks';
+import { binaryLine } from '../binary/tool-binary';
 import { boundText } from '../common/bounded-text';
 
 /** An embedded resource's text is cut shorter: it sits beside the other parts. */
@@ -10,8 +12,8 @@ type ContentPart = CallToolResult['content'][number];
 /**
  * What a model is shown of an MCP tool result (docs/missions.md, "Tools from outside"): the
  * text parts; structuredContent as JSON when there is no text part (servers that send both put the
- * same data in text, as the spec asks, and it is shown once); images and audio as a line naming their type and size; resources by
- * uri (an embedded text resource with a bounded excerpt). The whole is bounded (boundText).
+ * same data in text, as the spec asks, and it is shown once); images and audio as a line naming their type and size (with
+ * their artifact id once they were taken out of the result, mcp-binaries.ts); resources by uri (an embedded text resource with a bounded excerpt). The whole is bounded (boundText).
  */
 export function mcpResultText(result: CallToolResult): string {
   const content = result.content ?? [];
@@ -24,6 +26,14 @@ export function mcpResultText(result: CallToolResult): string {
 }
 
 function describePart(part: ContentPart): string {
+  const stored = (part as { artifact?: ArtifactRef; uri?: string }).artifact;
+  if (stored) {
+    const uri = (part as { uri?: string }).uri;
+    return binaryLine(
+      { ref: stored, ...(uri ? { name: uri } : {}) },
+      part.type === 'resource' ? 'resource' : part.type,
+    );
+  }
   switch (part.type) {
     case 'text':
       return part.text;

@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { traceHeaderFetch } from './trace-header-fetch';
 import {
   CallToolResult,
   CallToolResultSchema,
@@ -20,6 +22,13 @@ import { StderrTail } from './stderr-tail';
 /** Restart delays after a server died or failed to start: 100 ms, doubling, at most 5 s. */
 const BACKOFF_BASE_MS = 100;
 const BACKOFF_MAX_MS = 5_000;
+
+/** A call's result, and the server session that answered it. */
+export interface McpCallAnswer {
+  result: CallToolResult;
+  /** Which connection to the server answered (a new one after every restart or reconnect). */
+  session: string;
+}
 
 export interface McpCallOptions {
   deadline: CallDeadline;
@@ -44,6 +53,8 @@ export class McpServerConnection {
   private lastFailureAt = 0;
   private closed = false;
   private readonly stderr = new StderrTail();
+  /** Each connected client's session id: state a stateful server holds lives as long as it. */
+  private readonly sessions = new WeakMap<Client, string>();
 
   constructor(
     readonly name: string,
@@ -54,6 +65,25 @@ export class McpServerConnection {
 
   get timeoutMs(): number {
     return this.entry.timeoutMs ?? this.defaultTimeoutMs;
+  }
+
+  /** The catalog says the server holds state a restart loses (docs/missions.md, "Stateful tool servers"). */
+  get stateful(): boolean {
+    return this.entry.stateful === true;
+  }
+
+  /** The catalog runs this tool of the server as a read, whatever its hints say. */
+  runsAsRead(tool: string): boolean {
+    return this.entry.reads?.includes(tool) ?? false;
+  }
+
+  /**
+   * The session of the client connected now, null while none is: a new id for every spawn of a
+   * stdio server and every new connection to an HTTP one, so a recorded id that differs from it
+   * means whatever the server held for the task is gone.
+   */
+  get session(): string | null {
+    return this.client ? (this.sessions.get(this.client) ?? null) : null;
   }
 
   /** The server's tools (cached; listed again after list_changed or a restart). */
@@ -76,10 +106,20 @@ export class McpServerConnection {
     args: Record<string, unknown>,
     options: McpCallOptions,
   ): Promise<CallToolResult> {
+    return (await this.callToolInSession(tool, args, options)).result;
+  }
+
+  /** A call, with the session that answered it. */
+  async callToolInSession(
+    tool: string,
+    args: Record<string, unknown>,
+    options: McpCallOptions,
+  ): Promise<McpCallAnswer> {
     const { deadline } = options;
     let sent = false;
     try {
       const client = await deadline.race(this.connected());
+      const session = this.sessions.get(client) ?? '';
       sent = true;
       const result = await client.callTool(
         { name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
@@ -91,7 +131,7 @@ export class McpServerConnection {
         },
       );
       this.failures = 0;
-      return result as CallToolResult;
+      return { result: result as CallToolResult, session };
     } catch (error) {
       this.dropHttpClientAfter(error, deadline);
       const failure = deadline.failure(`${this.name}.${tool}`, this.withStderr(error));
@@ -167,6 +207,7 @@ export class McpServerConnection {
       await client.close().catch(() => undefined);
       throw new ToolCallError(`MCP server "${this.name}": the tool gateway is closed`);
     }
+    this.sessions.set(client, randomUUID());
     this.client = client;
     this.tools = undefined;
     return client;
@@ -179,6 +220,7 @@ export class McpServerConnection {
         new URL(fillVariables(this.entry.url, this.env, `${where}.url`)),
         {
           requestInit: { headers: fillRecord(this.entry.headers, this.env, `${where}.headers`) },
+          fetch: traceHeaderFetch(),
         },
       );
     }

@@ -13,12 +13,21 @@ import {
   ToolCallOutput,
   ToolInputSchema,
 } from '../tool-gateway';
+import { withoutBinaries } from './mcp-binaries';
 import { mcpLookupFound } from './mcp-lookup-found';
 import { mcpResultText } from './mcp-result-text';
 import type { McpServerConnection } from './mcp-server-connection';
 
 /** The `_meta` key that carries a write's idempotency key to an MCP server. */
 export const IDEMPOTENCY_META_KEY = 'vigil/idempotencyKey';
+
+/** Trace context in `_meta`, as OpenTelemetry's MCP conventions carry it (docs/observability.md). */
+function metaOf(options: ToolCallOptions, idempotent: boolean): Record<string, string> | undefined {
+  const meta: Record<string, string> = {};
+  if (idempotent && options.idempotencyKey) meta[IDEMPOTENCY_META_KEY] = options.idempotencyKey;
+  if (options.traceparent) meta.traceparent = options.traceparent;
+  return Object.keys(meta).length > 0 ? meta : undefined;
+}
 
 /** A server's description, bounded: it goes into every prompt that offers the tool. */
 const DESCRIPTION_LIMIT = 1_000;
@@ -38,6 +47,7 @@ export class McpTool implements ExternalTool {
   readonly idempotent: boolean;
   readonly hasLookup: boolean;
   readonly timeoutMs?: number;
+  readonly statefulServer?: ExternalTool['statefulServer'];
   /** Present only when the catalog gives this write a lookup. */
   readonly lookup?: ExternalTool['lookup'];
   private readonly checkArguments: ArgumentCheck;
@@ -56,7 +66,12 @@ export class McpTool implements ExternalTool {
       DESCRIPTION_LIMIT,
     );
     this.inputSchema = definition.inputSchema as ToolInputSchema;
-    this.effect = definition.annotations?.readOnlyHint === true ? 'read' : 'write';
+    this.effect =
+      definition.annotations?.readOnlyHint === true || connection.runsAsRead(definition.name)
+        ? 'read'
+        : 'write';
+    if (connection.stateful)
+      this.statefulServer = { name: connection.name, session: () => connection.session };
     this.idempotent = definition.annotations?.idempotentHint === true;
     this.hasLookup = write?.lookup !== undefined;
     this.timeoutMs = connection.timeoutMs === defaultTimeoutMs ? undefined : connection.timeoutMs;
@@ -74,14 +89,21 @@ export class McpTool implements ExternalTool {
   async call(args: Record<string, unknown>, options: ToolCallOptions): Promise<ToolCallOutput> {
     const sent = this.withIdempotencyArgument(args, options.idempotencyKey);
     this.checkArguments(sent);
-    const result = await this.connection.callTool(this.definition.name, sent, {
+    const meta = metaOf(options, true);
+    const { result, session } = await this.connection.callToolInSession(this.definition.name, sent, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
-      ...(options.idempotencyKey ? { meta: { [IDEMPOTENCY_META_KEY]: options.idempotencyKey } } : {}),
+      ...(meta ? { meta } : {}),
       ...(options.onProgress ? { onProgress: options.onProgress } : {}),
     });
-    const text = mcpResultText(result);
-    if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${text}`);
-    return { text, raw: result };
+    if (result.isError) throw new ToolCallError(`${this.catalogName} failed: ${mcpResultText(result)}`);
+    const { result: recorded, binaries } = await withoutBinaries(result);
+    const text = mcpResultText(recorded);
+    return {
+      text,
+      raw: recorded,
+      ...(binaries.length ? { binaries } : {}),
+      ...(this.statefulServer ? { session } : {}),
+    };
   }
 
   private async runLookup(
@@ -93,8 +115,10 @@ export class McpTool implements ExternalTool {
     if (!options.idempotencyKey) throw new ToolCallError(`${where}: needs the write's idempotency key`);
     const values = { ...args, idempotencyKey: options.idempotencyKey };
     const lookupArgs = fillArguments(lookup.arguments, values, where) as Record<string, unknown>;
+    const meta = metaOf(options, false);
     const result = await this.connection.callTool(lookup.tool, lookupArgs, {
       deadline: new CallDeadline(this.connection.timeoutMs, options.signal),
+      ...(meta ? { meta } : {}),
     });
     if (result.isError) throw new ToolCallError(`${where} (${lookup.tool}) failed: ${mcpResultText(result)}`);
     return mcpLookupFound(result, lookup.found);

@@ -1,5 +1,6 @@
 import type { ExitCheck } from '@vigil/kinds';
 import type { MissionInput } from '../mission.input';
+import { artifactExistsCheck } from './artifact-exists.check';
 import { childrenCompletedCheck } from './children-completed.check';
 import { findingsCountCheck } from './findings-count.check';
 import { httpJsonCheck } from './http-json.check';
@@ -11,4 +12,5 @@ export const MISSION_CHECKS: Record<string, ExitCheck<MissionInput>> = {
   tool_result: toolResultCheck,
   http_json: httpJsonCheck,
   children_completed: childrenCompletedCheck,
+  artifact_exists: artifactExistsCheck,
 };

@@ -138,6 +138,46 @@ describe('mission exit checks', () => {
     });
   });
 
+  it('artifact_exists counts distinct listed artifacts matching tool, type and name', async () => {
+    const entry = (id: string, tool: string, mimeType: string, name?: string) => ({
+      id: id.repeat(64),
+      step: 1,
+      tool,
+      mimeType,
+      bytes: 10,
+      createdAt: '',
+      ...(name ? { name } : {}),
+    });
+    const withArtifacts = {
+      ...context(),
+      artifacts: [
+        entry('a', 'browser.take_screenshot', 'image/png', 'home.png'),
+        entry('a', 'browser.take_screenshot', 'image/png', 'home.png'),
+        entry('b', 'browser.take_screenshot', 'image/jpeg'),
+        entry('c', 'fetch_report', 'application/pdf', 'report.pdf'),
+      ],
+    };
+    const count = async (args: Record<string, string> | undefined, expected = 1) =>
+      run({ check: 'artifact_exists', expected, ...(args ? { args } : {}) }, withArtifacts);
+    expect(await count(undefined, 3)).toMatchObject({ passed: true, actual: 3 });
+    expect(await count({ tool: 'browser__take_screenshot' }, 2)).toMatchObject({ passed: true, actual: 2 });
+    expect(await count({ mimeType: 'image/*' }, 2)).toMatchObject({ passed: true, actual: 2 });
+    expect(await count({ mimeType: 'image/png', nameContains: 'home' })).toMatchObject({ actual: 1 });
+    expect(await count({ tool: 'browser.take_screenshot', mimeType: 'image/png' }, 2)).toMatchObject({
+      passed: false,
+      detail: '1 artifact with tool "browser.take_screenshot", mimeType "image/png" kept, 2 needed',
+    });
+    expect(await run({ check: 'artifact_exists', expected: 1 }, context())).toMatchObject({
+      passed: false,
+      actual: 0,
+    });
+    const check = MISSION_CHECKS.artifact_exists;
+    expect(check.validateExpected(0, withArtifacts.input)).toEqual(['must be an integer ≥ 1']);
+    expect(check.validateArgs({ tool: 'x', colour: 'red' }, withArtifacts.input)).toEqual([
+      'args.colour is not an argument of artifact_exists (it takes tool, mimeType, nameContains)',
+    ]);
+  });
+
   it('reads JSON Pointers as RFC 6901 says, escapes included', () => {
     const doc = { 'a/b': { '~k': [10, 20] } };
     expect(valueAt(doc, '/a~1b/~0k/1')).toEqual({ found: true, value: 20 });

@@ -1,0 +1,44 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sectionsOf } from '@vigil/config';
+import { FileObjectStore, type ObjectStore } from '@vigil/object-store';
+import { LeaseService, RetentionSweep, type RetentionReport } from '@vigil/supervisor';
+import { TaskArchiveWriter } from '@vigil/tasks';
+import { redisLifecycle } from '@vigil/testing';
+import type { BenchContext } from './context';
+
+/** Far enough ahead that every finished task's retention (the longest default is 30 days) has run out. */
+const TEN_YEARS_MS = 10 * 365 * 86_400_000;
+
+/**
+ * The Watcher's retention sweep, in the bench's process, on its Redis and prefix: archives every
+ * finished task now (as if its retention had run out) to `store`, by default a fresh `file://`
+ * directory. Repeats until a sweep finds nothing left.
+ */
+export async function archiveNow(
+  ctx: BenchContext,
+  store?: ObjectStore,
+): Promise<RetentionReport & { store: ObjectStore }> {
+  const objects = store ?? new FileObjectStore(mkdtempSync(join(tmpdir(), 'vigil-bench-archive-')));
+  const sections = sectionsOf(ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
+  const sweep = new RetentionSweep(
+    ctx.redis,
+    ctx.keys,
+    lifecycle,
+    new TaskArchiveWriter(ctx.redis, ctx.keys, objects),
+    new LeaseService(ctx.redis, ctx.keys, sections.redis),
+    sections.storage,
+    sections.clocks,
+    'bench',
+  );
+  const total: RetentionReport = { archived: 0, deleted: 0, failed: 0, postponed: 0, archivedBytes: 0 };
+  // A child waits for its parent's sweep: a few rounds are enough for any depth a bench makes.
+  for (let round = 0; round < 10; round++) {
+    const report = await sweep.tick(Date.now() + TEN_YEARS_MS);
+    for (const field of Object.keys(total) as (keyof RetentionReport)[]) total[field] += report[field];
+    if (report.archived + report.deleted + report.postponed === 0) break;
+  }
+  return { ...total, store: objects };
+}

@@ -1,0 +1,4 @@
+export * from './tracing';
+export * from './trace-ids';
+export * from './attributes';
+export * from './create-tracing';
