@@ -248,7 +248,7 @@ export interface paths {
     };
     /**
      * The task's events as Server-Sent Events, resumable with Last-Event-ID (or ?lastEventId=)
-     * @description Replays from the last event id (or the task's creation), then follows; ends after the terminal event. Each event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`.
+     * @description Replays from the last event id (or the task's creation), then follows; ends after the terminal event (and the model calls it cut off). Each durable event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`. Live model output, not durable and kept about a minute (docs/api.md, "Live model output"): `model.delta` `{attempt, callId, text, offset, final?}` and `model.call_abandoned` `{attempt, callId, reason}`, with ids `<durable id>~<live id>`; both kinds resume with Last-Event-ID.
      */
     get: operations['TaskEventsController_events'];
     put?: never;
@@ -284,7 +284,7 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** Liveness and readiness: Redis answers (terminus health check) */
+    /** Liveness and readiness: Redis answers (terminus health check); `degraded` (still 200) while Redis is full */
     get: operations['HealthController_check'];
     put?: never;
     post?: never;
@@ -357,6 +357,11 @@ export interface components {
         | 'cancelled';
       /** @description on a 429 from MAX_ACTIVE_TASKS_PER_TENANT */
       activeTasks?: number;
+      /**
+       * @description on a 503: Redis is full and takes no writes
+       * @enum {string}
+       */
+      code?: 'store_full';
     };
     /** @description The task record as the API shows it (GET /v1/tasks/:id); timestamps ISO 8601. */
     Task: {
@@ -988,6 +993,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   TasksController_get: {
@@ -1227,6 +1241,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   TasksController_pause: {
@@ -1325,6 +1348,15 @@ export interface operations {
       };
       /** @description the archive of a finished task in the object store could not be read (the message names the task) */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1441,6 +1473,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   TasksController_input: {
@@ -1543,6 +1584,15 @@ export interface operations {
       };
       /** @description the archive of a finished task in the object store could not be read (the message names the task) */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2200,6 +2250,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   HealthController_check: {
@@ -2218,8 +2277,11 @@ export interface operations {
         };
         content: {
           'application/json': {
-            /** @example ok */
-            status?: string;
+            /**
+             * @example ok
+             * @enum {string}
+             */
+            status?: 'ok' | 'degraded';
             info?: Record<string, never>;
           };
         };
