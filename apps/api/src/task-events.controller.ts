@@ -19,7 +19,7 @@ import {
   ApiTags,
   ApiTooManyRequestsResponse,
 } from '@nestjs/swagger';
-import { isStreamId, TaskEventStream } from '@vigil/notify';
+import { isResumeId, type SseSink, TaskEventStream } from '@vigil/notify';
 import { TaskRepository } from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { Tenant } from './http/tenant.decorator';
@@ -45,7 +45,7 @@ export class TaskEventsController {
   @ApiOperation({
     summary: "The task's events as Server-Sent Events, resumable with Last-Event-ID (or ?lastEventId=)",
     description:
-      "Replays from the last event id (or the task's creation), then follows; ends after the terminal event. Each event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`.",
+      'Replays from the last event id (or the task\'s creation), then follows; ends after the terminal event (and the model calls it cut off). Each durable event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`. Live model output, not durable and kept about a minute (docs/api.md, "Live model output"): `model.delta` `{attempt, callId, text, offset, final?}` and `model.call_abandoned` `{attempt, callId, reason}`, with ids `<durable id>~<live id>`; both kinds resume with Last-Event-ID.',
   })
   @ApiProduces('text/event-stream')
   @ApiOkResponse({ description: 'an event stream', schema: { type: 'string' } })
@@ -62,8 +62,10 @@ export class TaskEventsController {
     // Checked before the stream opens, so a missing task or a bad id is a plain JSON error.
     const task = await this.tasks.getForTenant(id, tenantId);
     const lastEventId = header || query || undefined;
-    if (lastEventId !== undefined && !isStreamId(lastEventId))
-      throw new BadRequestException('Last-Event-ID must be an event id such as 1700000000000-0');
+    if (lastEventId !== undefined && !isResumeId(lastEventId))
+      throw new BadRequestException(
+        'Last-Event-ID must be an event id this stream sent, such as 1700000000000-0 or 1700000000000-0~1700000000123-0',
+      );
     const slot = await this.slots.acquire(tenantId);
     if (!slot) {
       response.setHeader('Retry-After', String(RETRY_STREAM_AFTER_S));
@@ -83,8 +85,22 @@ export class TaskEventsController {
     const disconnected = new AbortController();
     // The response's close (not the request's) is the client going away.
     response.on('close', () => disconnected.abort());
+    const sink: SseSink = {
+      write: (chunk) => response.write(chunk),
+      // A full buffer: nothing more is read for this client until it drains (or goes away).
+      drained: () =>
+        new Promise<void>((resolve) => {
+          const done = () => {
+            response.off('drain', done);
+            response.off('close', done);
+            resolve();
+          };
+          response.on('drain', done);
+          response.on('close', done);
+        }),
+    };
     try {
-      await this.stream.pipe(task, lastEventId, (chunk) => response.write(chunk), disconnected.signal);
+      await this.stream.pipe(task, lastEventId, sink, disconnected.signal);
     } catch (error) {
       this.logger.error(`event stream of ${id} failed: ${String(error)}`);
     } finally {

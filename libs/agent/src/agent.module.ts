@@ -4,7 +4,7 @@ import { DynamicModule, Module, type Type } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
-import { TaskLifecycleModule, TasksModule } from '@vigil/tasks';
+import { LiveOutputChannel, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
 import { SpendMetrics } from './models/spend-metrics';
 import { ActiveSlices } from './runtime/active-slices';
@@ -12,6 +12,7 @@ import { CallWatchdog } from './runtime/call-watchdog';
 import { DrainMetrics } from './runtime/drain-metrics';
 import { LoopLag } from './runtime/loop-lag';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
+import { LiveModelOutput } from './runtime/live-model-output';
 import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner } from './runtime/slice-runner';
 import { SliceServices, WORKER_ID } from './runtime/slice-services';
@@ -53,6 +54,11 @@ export class AgentModule {
         CallWatchdog,
         LoopLag,
         GlobalSpendGate,
+        {
+          provide: LiveModelOutput,
+          inject: [LiveOutputChannel],
+          useFactory: (channel: LiveOutputChannel) => new LiveModelOutput(channel),
+        },
         sliceSettingsProvider,
         SliceServices,
         SliceRunner,

@@ -24,5 +24,6 @@ export * from './agent.module';
 export * from './runtime/call-watchdog';
 export * from './runtime/loop-lag';
 export * from './runtime/child-tasks';
+export * from './runtime/live-model-output';
 export * from './runtime/artifact-keeper';
 export { imageReference, imageTokenBound, modelImageOf } from './models/model-image';

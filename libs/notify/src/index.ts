@@ -15,6 +15,7 @@ export * from './events/event-handler';
 export * from './events/notifier-consumer';
 export * from './updates/update-scheduler';
 export * from './live/sse-frame';
+export * from './live/resume-point';
 export * from './live/task-event-stream';
 export * from './live/live-events.module';
 export * from './notifier';

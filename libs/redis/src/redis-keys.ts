@@ -70,6 +70,14 @@ export class RedisKeys {
     return `${this.task(taskId)}:messages`;
   }
 
+  /**
+   * The model's live output of the task (`model.delta`, `model.call_abandoned`): a short capped
+   * stream that expires when the task stops streaming, never part of its history.
+   */
+  liveOutput(taskId: string): string {
+    return `${this.task(taskId)}:live`;
+  }
+
   /** User-message id -> its position in the message log (the notifier's dedupe and lookup). */
   messageIndex(taskId: string): string {
     return `${this.task(taskId)}:message-ids`;

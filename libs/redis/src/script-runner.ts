@@ -3,7 +3,8 @@ import type { Redis } from 'ioredis';
 export interface ScriptDefinition {
   /** The command name registered on the connection (the `.lua` file's name). */
   name: string;
-  numberOfKeys: number;
+  /** `variable`: a script over as many keys as a call passes (all in one slot, like any call's). */
+  numberOfKeys: number | 'variable';
   /** The script's source, its shared fragments already stitched in. */
   lua: string;
 }
@@ -17,21 +18,29 @@ type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
  */
 export class ScriptRunner {
   private readonly defined = new Set<string>();
+  private readonly variable = new Set<string>();
 
   constructor(
     private readonly redis: Redis,
     scripts: ScriptDefinition[],
   ) {
     for (const script of scripts) {
-      redis.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+      const variable = script.numberOfKeys === 'variable';
+      // Without numberOfKeys, ioredis takes the key count as the call's first argument.
+      redis.defineCommand(script.name, {
+        lua: script.lua,
+        ...(variable ? {} : { numberOfKeys: script.numberOfKeys as number }),
+      });
       this.defined.add(script.name);
+      if (variable) this.variable.add(script.name);
     }
   }
 
   run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {
     if (!this.defined.has(name)) return Promise.reject(new Error(`Lua script ${name} was not loaded`));
     const command = (this.redis as unknown as Record<string, ScriptCommand>)[name];
+    const counted: readonly (string | number)[] = this.variable.has(name) ? [keys.length, ...keys] : keys;
     // The command's own promise, not one more async frame around it: this runs on every step.
-    return command.apply(this.redis, (keys as readonly (string | number)[]).concat(args)) as Promise<T>;
+    return command.apply(this.redis, counted.concat(args)) as Promise<T>;
   }
 }

@@ -26,4 +26,6 @@ export * from './children/child-keys';
 export * from './children/child-task.repository';
 export * from './children/subtask-step-key';
 export * from './archive';
+export * from './live/live-output';
+export * from './live/live-output-channel';
 export * from './artifacts';

@@ -11,6 +11,7 @@ import { SpendLedger } from './history/spend-ledger';
 import { StepRecorder } from './history/step-recorder';
 import { TaskContextStore } from './history/task-context.store';
 import { WriteJournal } from './history/write-journal';
+import { LiveOutputChannel } from './live/live-output-channel';
 import { TaskReportReader } from './report/task-report.reader';
 import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
@@ -31,6 +32,7 @@ const STORES = [
   ChildTaskRepository,
   ArchivedTasks,
   ReadableTasks,
+  LiveOutputChannel,
   ArtifactList,
 ];
 

@@ -3,6 +3,7 @@ import {
   anthropicError,
   anthropicMessage,
   anthropicProblem,
+  expectAnthropicStream,
   sendAnthropic,
 } from './providers/anthropic-wire';
 import type { RedisTestContext } from './redis-test-context';
@@ -55,6 +56,7 @@ export class AnthropicFake {
   private handle({ method, url, headers, body }: LoopbackRequest, res: ServerResponse): void {
     if (method !== 'POST' || url !== '/v1/messages')
       return sendAnthropic(res, 404, anthropicError('not_found_error', 'no such route'));
+    expectAnthropicStream(body, res);
     const problem = anthropicProblem(headers, body, this.options.apiKey);
     if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
     const call = ++this.calls;

@@ -21,6 +21,7 @@ export * from './providers/loopback-server';
 export * from './providers/wire-fake';
 export * from './providers/anthropic-wire';
 export * from './providers/gemini-wire';
+export * from './providers/sse-wire';
 export * from './agent/billed-providers';
 export * from './providers/wire-request';
 export * from './kinds/fake-tool-gateway';

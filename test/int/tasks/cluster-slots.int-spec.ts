@@ -3,6 +3,7 @@ import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigi
 import {
   ChildTaskRepository,
   ConversationStore,
+  LiveOutputChannel,
   MessageLog,
   SpendLedger,
   StepRecorder,
@@ -112,6 +113,14 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       parentId: parent.id,
       finishedAt: ended.finishedAt!,
     });
+    // Live model output of every task at once: one call per shard among them.
+    await new LiveOutputChannel(ctx.redis, ctx.keys).publish(
+      Array.from({ length: 12 }, (_, i) => ({
+        taskId: `slot-task-${i}`,
+        events: [{ type: 'model.delta' as const, attempt: 1, callId: 'c1', text: 'x', offset: 0 }],
+        expire: true,
+      })),
+    );
     await spend.reserveGlobal(0.01);
     // Every task script ran; the global spend counter is one key of its own, outside every shard.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));

@@ -61,6 +61,8 @@ describe('AnthropicProvider against the Messages API wire format', () => {
     expect(sent.body).toEqual({
       model: 'claude-test',
       max_tokens: 4096,
+      // Streamed (docs/api.md, "Live model output").
+      stream: true,
       // Prompt-caching breakpoints on the last tool, the system prompt and the end of the
       // conversation so far (docs/models.md, "Prompts that stay bounded").
       system: [{ type: 'text', text: 'You are careful.', cache_control: { type: 'ephemeral' } }],

@@ -1,5 +1,6 @@
 import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
 import type { VigilConfig } from '@vigil/config';
+import { anthropicTextStream } from './anthropic-stream';
 import type {
   ChatMessage,
   GenerateRequest,
@@ -74,7 +75,11 @@ export class AnthropicProvider implements ModelProvider {
     const body = toAnthropicBody(this.modelId, request, this.caching);
     let reply: Anthropic.Message;
     try {
-      reply = await raceAbort(this.client.messages.create(body, { signal }), signal);
+      // Streamed (docs/api.md, "Live model output"): the SDK assembles the same Message a
+      // non-streamed call returns, usage and cache tokens included.
+      const stream = this.client.messages.stream(body, { signal });
+      if (request.onText) stream.on('streamEvent', anthropicTextStream(request.onText));
+      reply = await raceAbort(stream.finalMessage(), signal);
     } catch (error) {
       throw toProviderError(error, signal);
     }

@@ -1,6 +1,13 @@
 import { ApiError, GoogleGenAI } from '@google/genai';
-import type { Content, FunctionDeclaration, GenerateContentResponse, Part } from '@google/genai';
+import type {
+  Content,
+  FunctionDeclaration,
+  GenerateContentParameters,
+  GenerateContentResponse,
+  Part,
+} from '@google/genai';
 import type { VigilConfig } from '@vigil/config';
+import { GeminiStreamAssembly } from './gemini-stream';
 import type {
   ChatMessage,
   GenerateRequest,
@@ -97,7 +104,7 @@ export class GeminiProvider implements ModelProvider {
     if (signal.aborted) throw abortError(signal);
     let response: GenerateContentResponse;
     try {
-      const call = this.client.models.generateContent({
+      const params: GenerateContentParameters = {
         model: this.modelId,
         contents: this.toContents(request.messages),
         config: {
@@ -108,12 +115,25 @@ export class GeminiProvider implements ModelProvider {
           abortSignal: signal,
           maxOutputTokens: request.maxTokens ?? MAX_OUTPUT_TOKENS,
         },
-      });
-      response = await raceAbort(call, signal);
+      };
+      response = await raceAbort(this.stream(params, request.onText), signal);
     } catch (error) {
       throw toProviderError(error, signal);
     }
     return this.parse(response);
+  }
+
+  /**
+   * The call streamed (docs/api.md, "Live model output"), its chunks put back together into the
+   * response a non-streamed call returns.
+   */
+  private async stream(
+    params: GenerateContentParameters,
+    onText: ((text: string) => void) | undefined,
+  ): Promise<GenerateContentResponse> {
+    const assembly = new GeminiStreamAssembly(onText);
+    for await (const chunk of await this.client.models.generateContentStream(params)) assembly.add(chunk);
+    return assembly.response();
   }
 
   /** Roles `user` and `model`; function responses go back in a `user` turn, consecutive ones merged. */

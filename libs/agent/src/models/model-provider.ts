@@ -65,6 +65,11 @@ export interface GenerateRequest {
   signal: AbortSignal;
   /** The output bound of this call, lowered from the provider's default to fit the budget. */
   maxTokens?: number;
+  /**
+   * The model's text as it streams, in order: the pieces joined are the result's `text`
+   * (docs/api.md, "Live model output"). Called synchronously; it must not throw or block.
+   */
+  onText?: (text: string) => void;
 }
 
 export interface GenerateResult {

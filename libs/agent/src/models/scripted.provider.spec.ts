@@ -157,6 +157,24 @@ describe('the scripted agent across the slices of a long plan', () => {
   });
 });
 
+describe('the scripted agent streams its text (docs/api.md, "Live model output")', () => {
+  const steps: PlanStep[] = [{ key: 'step:0', tool: 'noop_step', args: { index: 0 } }];
+
+  it('says what it does in a short sentence, handed on in a few pieces that join to the reply text', async () => {
+    const provider = new ScriptedProvider('opus', {
+      plan: () => steps,
+      doneSteps: new Set(),
+      options: {},
+      claimTrigger: async () => true,
+    });
+    const pieces: string[] = [];
+    const reply = await provider.generate({ ...request(), onText: (text) => pieces.push(text) });
+    expect(reply.text).toBe('Next: noop_step (step:0).');
+    expect(pieces.length).toBeGreaterThanOrEqual(3);
+    expect(pieces.join('')).toBe(reply.text);
+  });
+});
+
 describe('the scripted agent and what a walkthrough needs', () => {
   const steps: PlanStep[] = [
     { key: 'shot', tool: 'browser__browser_take_screenshot', args: { filename: 'home.png' } },

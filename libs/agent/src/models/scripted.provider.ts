@@ -47,6 +47,26 @@ function doneUpTo(plan: readonly PlanStep[], done: ReadonlySet<string>): number 
   return index;
 }
 
+/** What the scripted agent says it does in a turn: one short sentence, like a model's preamble. */
+function sentenceFor(turn: readonly PlanStep[]): string {
+  return `Next: ${turn.map((step) => `${step.tool} (${step.key})`).join(', ')}.`;
+}
+
+/**
+ * The sentence in three pieces (cut after its first two spaces), as a model streams its text
+ * (docs/api.md, "Live model output"). Runs on every scripted step: no regex, no arrays.
+ */
+function streamText(text: string, onText: (text: string) => void): void {
+  let from = 0;
+  for (let piece = 0; piece < 2; piece++) {
+    const space = text.indexOf(' ', from);
+    if (space < 0 || space + 1 >= text.length) break;
+    onText(text.slice(from, space + 1));
+    from = space + 1;
+  }
+  onText(text.slice(from));
+}
+
 function waitForAbort(signal: AbortSignal): Promise<never> {
   return new Promise((_, reject) => {
     const fail = () => reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
@@ -83,12 +103,12 @@ export class ScriptedProvider implements ModelProvider {
   async generate(request: GenerateRequest): Promise<GenerateResult> {
     if (request.signal.aborted) return waitForAbort(request.signal);
     const reopen = this.reopenFirst(request);
-    if (reopen.length) return this.reply('Reopening where the restarted server was.', reopen);
+    if (reopen.length) return this.reply(request, 'Reopening where the restarted server was.', reopen);
     const plan = this.run.plan();
     // A step that failed earlier in this slice is tried again before anything is claimed.
     const next = (await this.nextStep(plan)) ?? this.firstUndone(plan);
     if (!next)
-      return this.reply('All planned steps are done.', [
+      return this.reply(request, 'All planned steps are done.', [
         { name: 'finish_task', args: { summary: 'All planned steps completed.' } },
       ]);
 
@@ -97,7 +117,7 @@ export class ScriptedProvider implements ModelProvider {
     const options = this.run.options;
     if (options.falseFinishAfter !== undefined && position > options.falseFinishAfter) {
       if (await this.claim('falseFinishAfter')) {
-        return this.reply('Everything is built.', [
+        return this.reply(request, 'Everything is built.', [
           { name: 'finish_task', args: { summary: 'The whole build is complete.' } },
         ]);
       }
@@ -112,12 +132,13 @@ export class ScriptedProvider implements ModelProvider {
     const args = (step: PlanStep) => withArtifactIds(step.args, plan, this.run.outputs);
     if (next.turn === undefined) {
       this.issued.add(next.key);
-      return this.reply('', [{ name: next.tool, args: args(next) }]);
+      return this.reply(request, sentenceFor([next]), [{ name: next.tool, args: args(next) }]);
     }
     const turn = [next, ...this.restOfTurn(plan, index >= 0 ? index : plan.indexOf(next))];
     for (const step of turn) this.issued.add(step.key);
     return this.reply(
-      '',
+      request,
+      sentenceFor(turn),
       turn.map((step) => ({ name: step.tool, args: args(step) })),
     );
   }
@@ -207,7 +228,12 @@ export class ScriptedProvider implements ModelProvider {
     return this.run.claimTrigger(name);
   }
 
-  private reply(text: string, calls: { name: string; args: Record<string, unknown> }[]): GenerateResult {
+  private reply(
+    request: GenerateRequest,
+    text: string,
+    calls: { name: string; args: Record<string, unknown> }[],
+  ): GenerateResult {
+    if (request.onText) streamText(text, request.onText);
     const toolCalls: ToolCall[] = calls.map((call) => ({
       id: `scripted_${++this.callCounter}`,
       name: call.name,

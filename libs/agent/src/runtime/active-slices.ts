@@ -14,7 +14,11 @@ import { HungCallError } from './call-watchdog';
 import { DrainMetrics } from './drain-metrics';
 
 export class SliceAbortedError extends Error {
-  constructor(reason: string) {
+  constructor(
+    reason: string,
+    /** What aborted it: a stop or a pause, or the Watcher's recovery of the attempt. */
+    readonly action?: 'stop' | 'pause' | 'recover',
+  ) {
     super(reason);
     this.name = 'SliceAbortedError';
   }
@@ -78,7 +82,11 @@ export class ActiveSlices
           `task ${signal.taskId} attempt ${slice.attempt}: ${signal.action} requested, aborting its slice`,
         );
         slice.controller.abort(
-          new SliceAbortedError(`task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`),
+          new SliceAbortedError(
+            `task was ${signal.action === 'stop' ? 'stopped' : 'paused'}`,
+            // A stop for one attempt is the Watcher's: it recovered the task from that attempt.
+            signal.action === 'pause' ? 'pause' : signal.attempt === undefined ? 'stop' : 'recover',
+          ),
         );
       }
     });

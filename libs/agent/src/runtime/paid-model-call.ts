@@ -6,6 +6,7 @@ import type { SpendMetrics } from '../models/spend-metrics';
 import { recordModelReply, startModelCallSpan, type ModelCallTrace } from './call-spans';
 import type { CallsInFlight } from './calls-in-flight';
 import { GlobalSpendLimitError } from './global-spend.gate';
+import { abandonReasonOf, type LiveCalls } from './live-model-output';
 import { BudgetExhaustedError, type ModelSpend } from './model-spend';
 
 /** The model's answer, with what it cost when it cost anything (a free driver's has no cost fields). */
@@ -62,6 +63,8 @@ export class PaidModelCall {
     private readonly spendMetrics?: Pick<SpendMetrics, 'record'>,
     /** Each call is a span under the slice's (docs/observability.md, "Spans and attributes"). */
     private readonly trace?: ModelCallTrace,
+    /** Where the model's text goes as it streams (docs/api.md, "Live model output"). */
+    private readonly live?: LiveCalls,
   ) {
     this.providerName = providerOf(provider.name, config);
     this.timeoutMs = config.modelCallTimeoutMs;
@@ -124,8 +127,16 @@ export class PaidModelCall {
 
   private async call(request: GenerateRequest, calls: CallsInFlight): Promise<GenerateResult> {
     const watched = calls.begin('model', this.provider.name, this.timeoutMs);
+    const output = this.live?.open();
+    if (output) request.onText = output.text;
     try {
-      return await this.provider.generate(request);
+      const reply = await this.provider.generate(request);
+      output?.end();
+      return reply;
+    } catch (error) {
+      // Cut off by a stop, a recovery or its deadline (the slice's abort), or failed.
+      output?.abandon(abandonReasonOf(request.signal.aborted ? request.signal.reason : error));
+      throw error;
     } finally {
       calls.end(watched);
     }

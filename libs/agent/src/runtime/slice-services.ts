@@ -9,6 +9,7 @@ import { CHILD_TASKS, type ChildTaskStarter } from './child-tasks';
 import { GlobalSpendGate } from './global-spend.gate';
 import { SLICE_SETTINGS, type SliceSettings } from './slice-settings';
 import { LoopLag } from './loop-lag';
+import { LiveModelOutput } from './live-model-output';
 import { ModelSpend } from './model-spend';
 import { PaidModelCall } from './paid-model-call';
 import { OutputClaimCheck } from './output-claim-check';
@@ -45,6 +46,8 @@ export class SliceServices {
     /** The task's artifact list: a finding's `artifacts` are checked against it. */
     @Optional() readonly artifactList?: ArtifactList,
     @Optional() @Inject(TRACING) private readonly tracer?: Tracing,
+    /** The models' text as it streams, for the task's live event stream. */
+    @Optional() readonly liveOutput?: LiveModelOutput,
   ) {}
 
   /** Traces (docs/observability.md); the no-op when the process has none. */
@@ -66,7 +69,8 @@ export class SliceServices {
       budgetUsd: task.budgetUsd,
     });
     const trace = span && this.tracing.enabled ? { tracing: this.tracing, parent: span } : undefined;
-    return new PaidModelCall(provider, money, this.config, this.spendMetrics, trace);
+    const live = this.liveOutput?.forSlice(task.id, attempt);
+    return new PaidModelCall(provider, money, this.config, this.spendMetrics, trace, live);
   }
 
   stepLedger(slice: LedgerSlice): RecordedStepLedger {

@@ -1,4 +1,5 @@
 import type { TaskEvent } from '@vigil/events';
+import type { LiveEvent } from '@vigil/tasks';
 import type { UserMessage } from '../messages/user-message';
 
 /** A progress update carries the message it announced (claim-update.lua); the frame shows it once. */
@@ -6,11 +7,6 @@ function splitMessage(event: TaskEvent): { data: object; carried?: UserMessage }
   if (event.type !== 'task.progress' || !('message' in event.data)) return { data: event.data };
   const { message: carried, ...data } = event.data;
   return { data, carried };
-}
-
-/** Stream ids as Redis writes them (`<ms>-<seq>`): the only thing accepted as a Last-Event-ID. */
-export function isStreamId(value: string): boolean {
-  return /^\d{1,20}-\d{1,20}$/.test(value);
 }
 
 /** One Server-Sent Event: `id` is the stream id (what a client resumes from), `event` the type. */
@@ -28,6 +24,17 @@ export function sseFrame(event: TaskEvent, message: UserMessage | null): string 
     ...(message ? { message } : carried ? { message: carried } : {}),
   };
   return `id: ${event.id}\nevent: ${event.type}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/**
+ * A live model event (docs/api.md, "Live model output"): `id` resumes both the durable events and
+ * the live output (resume-point.ts), `data` is `{attempt, callId, text, offset, final?}` for a
+ * `model.delta` and `{attempt, callId, reason}` for a `model.call_abandoned`.
+ */
+export function liveFrame(id: string, taskId: string, event: LiveEvent, at: number): string {
+  const { type, ...data } = event;
+  const payload = { id, type, taskId, attempt: event.attempt, at: new Date(at).toISOString(), data };
+  return `id: ${id}\nevent: ${type}\ndata: ${JSON.stringify(payload)}\n\n`;
 }
 
 /** A comment line: ignored by EventSource, but keeps proxies from closing an idle stream. */

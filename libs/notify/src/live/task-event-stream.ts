@@ -3,13 +3,14 @@ import type { Redis } from 'ioredis';
 import type { ClockConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { RedisKeys } from '@vigil/redis';
-import { TERMINAL_STATUSES, TaskRecord } from '@vigil/tasks';
+import { parseLiveEvent, TERMINAL_STATUSES, TaskRecord, type LiveEvent } from '@vigil/tasks';
 import { producesMessage } from '../messages/compose';
 import type { MessageLog } from '@vigil/tasks';
 import { eventMessageId, UserMessage } from '../messages/user-message';
-import { SSE_HEARTBEAT, sseFrame } from './sse-frame';
-
-type StreamReply = [string, [string, string[]][]][] | null;
+import { mergeRead, type ReadEntry, type StreamReply } from './merged-read';
+import { OpenCalls } from './open-calls';
+import { liveFrameId, parseResumeId, streamIdTime, type ResumePoint } from './resume-point';
+import { liveFrame, SSE_HEARTBEAT, sseFrame } from './sse-frame';
 
 /** Events are ids of the shard's stream; a task's first event is no older than this before createdAt. */
 const CLOCK_SKEW_MS = 60_000;
@@ -17,13 +18,34 @@ const CLOCK_SKEW_MS = 60_000;
 const MESSAGE_WAIT_MS = 2_000;
 const MESSAGE_POLL_MS = 25;
 const TERMINAL_EVENTS = new Set(['task.completed', 'task.failed', 'task.cancelled']);
+const READ_COUNT = 200;
+/**
+ * After the task's last event, how long its stream waits for calls still writing to end: a stop
+ * ends the task first and the Worker's `model.call_abandoned` follows within milliseconds.
+ */
+export const LIVE_TAIL_MS = 3_000;
 
-export type SseWrite = (chunk: string) => void;
+/** Where a stream writes: `write` is false when the client's buffer is full, `drained` waits until it is not. */
+export interface SseSink {
+  write(chunk: string): boolean;
+  drained(): Promise<void>;
+}
+
+/** What one stream has sent so far and still waits for. */
+interface StreamState {
+  point: ResumePoint;
+  calls: OpenCalls;
+  /** When the task's terminal event was written, once it was sent. */
+  endedAt?: number;
+}
 
 /**
- * One task's live stream, read from its shard's event stream: replays from `lastEventId` (or from
- * the task's creation), then follows with XREAD BLOCK. Ends after the task's terminal event, or at
- * once when the task had already ended and nothing after `lastEventId` is left to send.
+ * One task's live stream, read from its shard's event stream and its live model output
+ * (docs/api.md, "Live model output") with one XREAD BLOCK: replays from the Last-Event-ID (or
+ * from the task's creation), then follows, in the order things were written. Ends after the
+ * task's terminal event once no call is still writing (LIVE_TAIL_MS at most), or at once when
+ * the task had already ended and nothing after the Last-Event-ID is left to send. A client that
+ * reads slowly slows only its own reads: nothing is read for it while its buffer is full.
  */
 export class TaskEventStream implements BeforeApplicationShutdown {
   /** Open streams, ended on shutdown: an open SSE response would otherwise hold the HTTP server. */
@@ -39,7 +61,7 @@ export class TaskEventStream implements BeforeApplicationShutdown {
   async pipe(
     task: TaskRecord,
     lastEventId: string | undefined,
-    write: SseWrite,
+    sink: SseSink,
     client: AbortSignal,
   ): Promise<void> {
     const shutdown = new AbortController();
@@ -50,7 +72,7 @@ export class TaskEventStream implements BeforeApplicationShutdown {
     signal.addEventListener('abort', close, { once: true });
     this.open.add(shutdown);
     try {
-      await this.follow(connection, task, lastEventId, write, signal);
+      await this.follow(connection, task, lastEventId, sink, signal);
     } catch (error) {
       if (!signal.aborted) throw error;
     } finally {
@@ -69,39 +91,106 @@ export class TaskEventStream implements BeforeApplicationShutdown {
     connection: Redis,
     task: TaskRecord,
     lastEventId: string | undefined,
-    write: SseWrite,
+    sink: SseSink,
     signal: AbortSignal,
   ): Promise<void> {
-    const shard = this.keys.shardOf(task.id);
-    const stream = this.keys.events(shard);
-    const ended = TERMINAL_STATUSES.includes(task.status);
+    const keys = {
+      events: this.keys.events(this.keys.shardOf(task.id)),
+      live: this.keys.liveOutput(task.id),
+    };
+    const endedBefore = TERMINAL_STATUSES.includes(task.status);
     const heartbeatMs = this.config.sseHeartbeatMs;
-    let cursor = lastEventId ?? `${Math.max(0, task.createdAt - CLOCK_SKEW_MS)}-0`;
+    const state: StreamState = {
+      point: (lastEventId && parseResumeId(lastEventId)) || {
+        events: `${Math.max(0, task.createdAt - CLOCK_SKEW_MS)}-0`,
+        live: '0-0',
+      },
+      calls: new OpenCalls(),
+    };
     let lastBeat = Date.now();
-    write(`retry: 1000\n\n`);
+    sink.write(`retry: 1000\n\n`);
     while (!signal.aborted) {
-      const wait = Math.max(1, heartbeatMs - (Date.now() - lastBeat));
+      const tail = state.endedAt !== undefined;
+      if (tail && (state.calls.size === 0 || Date.now() >= state.endedAt! + LIVE_TAIL_MS)) return;
       // An ended task is only drained (no blocking): its terminal event is already in the stream.
-      const reply = (
-        ended
-          ? await connection.xread('COUNT', 200, 'STREAMS', stream, cursor)
-          : await connection.xread('COUNT', 200, 'BLOCK', wait, 'STREAMS', stream, cursor)
-      ) as StreamReply;
-      const entries = reply?.[0]?.[1] ?? [];
-      if (entries.length === 0 && ended) return;
-      for (const [id, fields] of entries) {
-        cursor = id;
-        const event = parseTaskEvent(shard, id, fields);
-        if (event.taskId !== task.id) continue;
-        write(sseFrame(event, await this.messageFor(event, signal)));
-        if (TERMINAL_EVENTS.has(event.type)) return;
+      const drainOnly = endedBefore && !tail;
+      const wait = Math.max(
+        1,
+        Math.min(
+          heartbeatMs - (Date.now() - lastBeat),
+          tail ? state.endedAt! + LIVE_TAIL_MS - Date.now() : Infinity,
+        ),
+      );
+      // After the terminal event only the live output is left to follow.
+      const streams = tail
+        ? [keys.live, state.point.live]
+        : [keys.events, keys.live, state.point.events, state.point.live];
+      const read = connection.xread.bind(connection) as unknown as (
+        ...args: (string | number)[]
+      ) => Promise<StreamReply>;
+      const reply = await read(
+        'COUNT',
+        READ_COUNT,
+        ...(drainOnly ? [] : ['BLOCK', wait]),
+        'STREAMS',
+        ...streams,
+      );
+      const entries = mergeRead(reply, keys, READ_COUNT);
+      if (entries.length === 0 && drainOnly) return;
+      for (const entry of entries) {
+        await this.send(entry, task, state, sink, signal);
+        if (signal.aborted) return;
       }
       // On a clock, busy or not: a comment every interval is what keeps proxies and clients sure.
       if (Date.now() - lastBeat >= heartbeatMs) {
-        write(SSE_HEARTBEAT);
+        sink.write(SSE_HEARTBEAT);
         lastBeat = Date.now();
       }
     }
+  }
+
+  /** Sends one entry, if it is the task's and still due, and moves the stream's cursors past it. */
+  private async send(
+    entry: ReadEntry,
+    task: TaskRecord,
+    state: StreamState,
+    sink: SseSink,
+    signal: AbortSignal,
+  ): Promise<void> {
+    const { point, calls } = state;
+    let chunks: string[] = [];
+    if (entry.source === 'live') {
+      point.live = entry.id;
+      const stored = parseLiveEvent(entry.id, entry.fields);
+      if (stored && calls.observe(stored)) {
+        const { id: _id, ...event } = stored;
+        chunks = [liveFrame(liveFrameId(point), task.id, event, streamIdTime(entry.id))];
+      }
+    } else {
+      // Durable events of the task only; after its terminal event there are none.
+      if (state.endedAt !== undefined) return;
+      point.events = entry.id;
+      const event = parseTaskEvent(this.keys.shardOf(task.id), entry.id, entry.fields);
+      if (event.taskId !== task.id) return;
+      chunks = [sseFrame(event, await this.messageFor(event, signal)), ...this.callsEndedBy(event, state)];
+      if (TERMINAL_EVENTS.has(event.type)) state.endedAt = event.at;
+    }
+    for (const chunk of chunks) {
+      if (!sink.write(chunk)) await sink.drained();
+    }
+  }
+
+  /**
+   * A durable event of a later attempt: the calls of earlier attempts still open here were cut
+   * off by the recovery (or resume) that started it, their Worker perhaps dead and never saying
+   * so itself. They are closed here, and whatever they still send is dropped (OpenCalls).
+   */
+  private callsEndedBy(event: TaskEvent, state: StreamState): string[] {
+    if (state.calls.size === 0) return [];
+    return state.calls.closeBefore(event.attempt).map(({ callId, attempt }) => {
+      const abandoned: LiveEvent = { type: 'model.call_abandoned', attempt, callId, reason: 'recovered' };
+      return liveFrame(liveFrameId(state.point), event.taskId, abandoned, event.at);
+    });
   }
 
   /** The user message the notifier produced from this event, waiting briefly for a fresh one. */

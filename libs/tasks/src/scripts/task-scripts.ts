@@ -28,6 +28,7 @@ export const TASK_SCRIPT_KEYS = {
   'record-conversation-turn': 4,
   'register-child': 6,
   'forget-task': 24,
+  'publish-live-output': 'variable',
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { type LoopbackRequest, sendJson, type WireBody } from './loopback-server';
+import { isStreamed, markStreamed, openSse, pieces, type WireSseEvent, writeSse } from './sse-wire';
 import { WireFake } from './wire-fake';
 
 /** What a refused Messages API request is answered with. */
@@ -106,14 +107,83 @@ export function anthropicMessage(
   };
 }
 
-/** Writes a Messages API response (with the `request-id` header the SDK reads). */
+/**
+ * The events the Messages API streams for `message` (`"stream": true`), as documented:
+ * `message_start` (the message with no content yet, its input usage), a `ping`, for each content
+ * block `content_block_start`, its `content_block_delta`s (`text_delta` pieces of a text block,
+ * `input_json_delta` pieces of a tool call's input JSON) and `content_block_stop`, then
+ * `message_delta` (stop reason, output tokens) and `message_stop`.
+ */
+export function anthropicStreamEvents(message: WireBody, pieceChars = 8): WireSseEvent[] {
+  const { content = [], usage = {}, ...rest } = message;
+  const event = (type: string, data: WireBody): WireSseEvent => ({ event: type, data: { type, ...data } });
+  const events: WireSseEvent[] = [
+    event('message_start', {
+      message: {
+        ...rest,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...usage, output_tokens: Math.min(1, usage.output_tokens ?? 0) },
+      },
+    }),
+    event('ping', {}),
+  ];
+  (content as WireBody[]).forEach((block, index) => {
+    if (block.type === 'text') {
+      events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
+      for (const text of pieces(block.text as string, pieceChars))
+        events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text } }));
+    } else if (block.type === 'tool_use') {
+      const { input, ...head } = block;
+      events.push(event('content_block_start', { index, content_block: { ...head, input: {} } }));
+      for (const partial_json of pieces(JSON.stringify(input ?? {}), pieceChars))
+        events.push(
+          event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json } }),
+        );
+    } else {
+      events.push(event('content_block_start', { index, content_block: block }));
+    }
+    events.push(event('content_block_stop', { index }));
+  });
+  events.push(
+    event('message_delta', {
+      delta: { stop_reason: rest.stop_reason ?? 'end_turn', stop_sequence: rest.stop_sequence ?? null },
+      usage: { output_tokens: usage.output_tokens ?? 0 },
+    }),
+    event('message_stop', {}),
+  );
+  return events;
+}
+
+/** Starts a streamed Messages API reply (headers as the API sends them); write its events with `writeSse`. */
+export function openAnthropicStream(res: ServerResponse): void {
+  openSse(res, { 'request-id': 'req_fake' });
+}
+
+/**
+ * Writes a Messages API response (with the `request-id` header the SDK reads). A message
+ * answering a request that asked for a stream (`expectAnthropicStream`) goes out as its events.
+ */
 export function sendAnthropic(
   res: ServerResponse,
   status: number,
   json: unknown,
   headers: Record<string, string> = {},
 ): void {
+  const message = json as WireBody;
+  if (status === 200 && isStreamed(res) && message?.type === 'message') {
+    openSse(res, { 'request-id': 'req_fake', ...headers });
+    writeSse(res, anthropicStreamEvents(message));
+    res.end();
+    return;
+  }
   sendJson(res, status, json, { 'request-id': 'req_fake', ...headers });
+}
+
+/** Notes that the request asked for a stream, so `sendAnthropic` streams its answer. */
+export function expectAnthropicStream(body: WireBody, res: ServerResponse): void {
+  if (body.stream === true) markStreamed(res);
 }
 
 /**
@@ -130,6 +200,7 @@ export class AnthropicWireFake extends WireFake {
     if (request.method !== 'POST' || request.url !== '/v1/messages')
       return sendAnthropic(res, 404, anthropicError('not_found_error', `no route ${request.url}`));
     this.requests.push(request);
+    expectAnthropicStream(request.body, res);
     const problem = anthropicProblem(request.headers, request.body, this.apiKey);
     if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
     this.answer(request.body, res);

@@ -1,11 +1,12 @@
 import { createHash, type Hash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { anthropicError, anthropicProblem, sendAnthropic } from './anthropic-wire';
-import { geminiError, geminiModelOf, geminiProblem, sendGemini } from './gemini-wire';
+import { anthropicError, anthropicProblem, expectAnthropicStream, sendAnthropic } from './anthropic-wire';
+import { expectGeminiStream, geminiError, geminiModelOf, geminiProblem, sendGemini } from './gemini-wire';
 import { type LoopbackRequest, LoopbackServer } from './loopback-server';
 
 /**
- * Loopback fakes of the Messages API and of Gemini's generateContent that bill usage the way each
+ * Loopback fakes of the Messages API and of Gemini's generateContent (each streamed when asked,
+ * as the providers document it) that bill usage the way each
  * provider documents it, prompt caching included, for tests and the prompts bench to measure what
  * the runtime's prompts cost through the real SDKs. Not models: what they answer comes from `next`.
  *
@@ -107,6 +108,7 @@ export class AnthropicBillingFake extends LoopbackFake {
   protected handle(req: LoopbackRequest, body: Body, res: ServerResponse): void {
     if (req.method !== 'POST' || req.url !== '/v1/messages')
       return sendAnthropic(res, 404, anthropicError('not_found_error', req.url));
+    expectAnthropicStream(body, res);
     const problem = anthropicProblem(req.headers, body, this.options.apiKey);
     if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
     const blocks: Body[] = [];
@@ -189,6 +191,7 @@ export class GeminiBillingFake extends LoopbackFake {
   protected handle(req: LoopbackRequest, body: Body, res: ServerResponse): void {
     const model = geminiModelOf(req);
     if (!model) return sendGemini(res, 404, geminiError(404, 'NOT_FOUND', req.url));
+    expectGeminiStream(req, res);
     const problem = geminiProblem(req.headers, body, this.options.apiKey);
     if (problem)
       return sendGemini(res, problem.code, geminiError(problem.code, problem.status, problem.message));

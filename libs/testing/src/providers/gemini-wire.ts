@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import { type LoopbackRequest, sendJson, type WireBody } from './loopback-server';
+import { isStreamed, markStreamed, openSse, pieces, type WireSseEvent, writeSse } from './sse-wire';
 import { WireFake } from './wire-fake';
 
 /** What a refused generateContent request is answered with. */
@@ -9,7 +10,7 @@ export interface GeminiProblem {
   message: string;
 }
 
-const GENERATE = /^\/v1beta\/models\/([^/:]+):generateContent$/;
+const GENERATE = /^\/v1beta\/models\/([^/:]+):(generateContent|streamGenerateContent\?alt=sse)$/;
 
 /**
  * The documented rules generateContent enforces, checked the way it checks them: the key header,
@@ -71,14 +72,85 @@ export function geminiReply(
   };
 }
 
-/** Writes a generateContent response with the content type Google's API sends. */
+/**
+ * The chunks `streamGenerateContent?alt=sse` sends for `reply`, each a GenerateContentResponse:
+ * the candidate's text parts in pieces of `pieceChars`, each function call whole in its own
+ * chunk, every chunk with the usage so far (the prompt's), the last with the finish reason and
+ * the whole usage. A reply without candidates (a blocked prompt) is one chunk.
+ */
+export function geminiStreamChunks(reply: WireBody, pieceChars = 8): WireBody[] {
+  const candidate = (reply.candidates as WireBody[] | undefined)?.[0];
+  if (!candidate) return [reply];
+  const { content, finishReason, ...candidateRest } = candidate;
+  const { usageMetadata: usage, candidates: _all, ...rest } = reply;
+  const promptUsage = usage
+    ? Object.fromEntries(
+        Object.entries(usage as WireBody).filter(([name]) =>
+          /^(prompt|cachedContent|toolUsePrompt)/.test(name),
+        ),
+      )
+    : undefined;
+  const parts: WireBody[] = [];
+  for (const part of (content?.parts ?? []) as WireBody[]) {
+    if (typeof part.text === 'string' && !part.thought && !part.thoughtSignature)
+      for (const text of pieces(part.text, pieceChars)) parts.push({ text });
+    else parts.push(part);
+  }
+  if (parts.length === 0) parts.push({ text: '' });
+  return parts.map((part, i) => {
+    const last = i === parts.length - 1;
+    return {
+      candidates: [
+        {
+          ...candidateRest,
+          content: { role: content?.role ?? 'model', parts: [part] },
+          ...(last && finishReason ? { finishReason } : {}),
+        },
+      ],
+      ...((last ? usage : promptUsage) ? { usageMetadata: last ? usage : promptUsage } : {}),
+      ...rest,
+    };
+  });
+}
+
+/** Starts a streamed reply; write its chunks with `writeGeminiChunks`. */
+export function openGeminiStream(res: ServerResponse): void {
+  openSse(res);
+}
+
+/** Writes chunks as Google's API does: `data: <json>` lines, separated by CRLF CRLF. */
+export function writeGeminiChunks(res: ServerResponse, chunks: readonly WireBody[]): void {
+  writeSse(
+    res,
+    chunks.map((data): WireSseEvent => ({ data })),
+    '\r\n\r\n',
+  );
+}
+
+/**
+ * Writes a generateContent response with the content type Google's API sends; the answer to a
+ * `streamGenerateContent` request (`expectGeminiStream`) goes out as its chunks.
+ */
 export function sendGemini(res: ServerResponse, status: number, json: unknown): void {
+  if (status === 200 && isStreamed(res)) {
+    openSse(res);
+    writeGeminiChunks(res, geminiStreamChunks(json as WireBody));
+    res.end();
+    return;
+  }
   sendJson(res, status, json, { 'content-type': 'application/json; charset=UTF-8' });
 }
 
 /** The model a generateContent request names in its path, or undefined for any other route. */
 export function geminiModelOf(request: Pick<LoopbackRequest, 'method' | 'url'>): string | undefined {
   return request.method === 'POST' ? GENERATE.exec(request.url)?.[1] : undefined;
+}
+
+/** Notes a `streamGenerateContent` request, so `sendGemini` streams its answer. */
+export function expectGeminiStream(request: Pick<LoopbackRequest, 'url'>, res: ServerResponse): boolean {
+  const streamed = GENERATE.exec(request.url)?.[2] !== 'generateContent';
+  if (streamed) markStreamed(res);
+  return streamed;
 }
 
 /**
@@ -95,6 +167,7 @@ export class GeminiWireFake extends WireFake<LoopbackRequest & { model: string }
     const model = geminiModelOf(request);
     if (!model) return sendGemini(res, 404, geminiError(404, 'NOT_FOUND', `no route ${request.url}`));
     this.requests.push({ ...request, model });
+    expectGeminiStream(request, res);
     const problem = geminiProblem(request.headers, request.body, this.apiKey);
     if (problem)
       return sendGemini(res, problem.code, geminiError(problem.code, problem.status, problem.message));
