@@ -1,11 +1,9 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sectionsOf } from '@vigil/config';
 import { FileObjectStore, type ObjectStore } from '@vigil/object-store';
-import { LeaseService, RetentionSweep, type RetentionReport } from '@vigil/supervisor';
-import { TaskArchiveWriter } from '@vigil/tasks';
-import { redisLifecycle } from '@vigil/testing';
+import type { RetentionReport } from '@vigil/supervisor';
+import { redisLifecycle, retentionSweepOn } from '@vigil/testing';
 import type { BenchContext } from './context';
 
 /** Far enough ahead that every finished task's retention (the longest default is 30 days) has run out. */
@@ -21,18 +19,8 @@ export async function archiveNow(
   store?: ObjectStore,
 ): Promise<RetentionReport & { store: ObjectStore }> {
   const objects = store ?? new FileObjectStore(mkdtempSync(join(tmpdir(), 'vigil-bench-archive-')));
-  const sections = sectionsOf(ctx.config);
   const { lifecycle } = redisLifecycle(ctx);
-  const sweep = new RetentionSweep(
-    ctx.redis,
-    ctx.keys,
-    lifecycle,
-    new TaskArchiveWriter(ctx.redis, ctx.keys, objects),
-    new LeaseService(ctx.redis, ctx.keys, sections.redis),
-    sections.storage,
-    sections.clocks,
-    'bench',
-  );
+  const { sweep } = retentionSweepOn(ctx, lifecycle, objects, { owner: 'bench' });
   const total: RetentionReport = { archived: 0, deleted: 0, failed: 0, postponed: 0, archivedBytes: 0 };
   // A child waits for its parent's sweep: a few rounds are enough for any depth a bench makes.
   for (let round = 0; round < 10; round++) {

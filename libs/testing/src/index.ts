@@ -33,3 +33,4 @@ export * from './small-redis';
 export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
 export * from './agent/slice-runner-harness';
+export * from './retention-harness';

@@ -1,9 +1,15 @@
-import { loadConfig, sectionsOf } from '@vigil/config';
+import { loadConfig } from '@vigil/config';
 import { ObjectKeys, type ObjectStore } from '@vigil/object-store';
-import { LeaseService, RetentionSweep } from '@vigil/supervisor';
-import { decodeArchive, TaskArchiveWriter, TaskRepository } from '@vigil/tasks';
+import { decodeArchive, TaskRepository } from '@vigil/tasks';
 import { taskRootSpanId, taskTraceId, type Tracing } from '@vigil/telemetry';
-import { memoryTracing, MemoryObjectStore, newNoopTask, RedisTestContext, TaskHarness } from '@vigil/testing';
+import {
+  memoryTracing,
+  MemoryObjectStore,
+  newNoopTask,
+  RedisTestContext,
+  retentionSweepOn,
+  TaskHarness,
+} from '@vigil/testing';
 
 /** Every Redis key under the context's prefix that names this task. */
 async function keysOf(ctx: RedisTestContext, taskId: string): Promise<string[]> {
@@ -25,27 +31,11 @@ describe('RetentionSweep', () => {
     FAILED_TASK_RETENTION_MS: '3600000',
   });
   const { tasks, lifecycle } = new TaskHarness(ctx);
-  const leases = new LeaseService(ctx.redis, ctx.keys, ctx.config);
   afterAll(() => ctx.close());
 
   function sweepWith(store: ObjectStore, env: Record<string, string> = {}, tracing?: Tracing) {
     const config = loadConfig({ ...process.env, ...ctx.env(), TASK_RETENTION_MS: '0', ...env });
-    const sections = sectionsOf(config);
-    const writer = new TaskArchiveWriter(ctx.redis, ctx.keys, store);
-    return {
-      writer,
-      sweep: new RetentionSweep(
-        ctx.redis,
-        ctx.keys,
-        lifecycle,
-        writer,
-        leases,
-        sections.storage,
-        sections.clocks,
-        'w1',
-        tracing,
-      ),
-    };
+    return retentionSweepOn(ctx, lifecycle, store, { config, owner: 'w1', tracing });
   }
 
   async function finished(overrides: Parameters<typeof newNoopTask>[0] = {}): Promise<string> {

@@ -1,10 +1,9 @@
 import type { INestApplicationContext } from '@nestjs/common';
 import { Registry } from 'prom-client';
-import { sectionsOf } from '@vigil/config';
 import { ObjectKeys } from '@vigil/object-store';
 import { METRICS_REGISTRY } from '@vigil/platform';
-import { LeaseService, RetentionSweep, StoreWatch, SupervisorSweep } from '@vigil/supervisor';
-import { TaskArchiveWriter, TaskRepository } from '@vigil/tasks';
+import { StoreWatch, SupervisorSweep } from '@vigil/supervisor';
+import { TaskRepository } from '@vigil/tasks';
 import {
   MemoryObjectStore,
   newNoopTask,
@@ -13,6 +12,7 @@ import {
   SmallRedis,
   WatcherHarness,
   TEST_CLAIM,
+  retentionSweepOn,
 } from '@vigil/testing';
 
 const STALE_AFTER_MS = 2_000;
@@ -128,17 +128,7 @@ describe('the Watcher while Redis is full', () => {
     const { task } = await tasks.create('finished-before', newNoopTask());
     await lifecycle.stop(task);
     const store = new MemoryObjectStore();
-    const sections = sectionsOf(ctx.config);
-    const retention = new RetentionSweep(
-      ctx.redis,
-      ctx.keys,
-      lifecycle,
-      new TaskArchiveWriter(ctx.redis, ctx.keys, store),
-      new LeaseService(ctx.redis, ctx.keys, ctx.config),
-      sections.storage,
-      sections.clocks,
-      'retention-under-test',
-    );
+    const { sweep: retention } = retentionSweepOn(ctx, lifecycle, store);
     await small.fill();
     try {
       expect(await retention.tick(Date.now() + 1)).toMatchObject({ archived: 1, failed: 0 });
