@@ -174,7 +174,7 @@ async function measureScenario(
     'its share of the BullMQ job keys and of the shard indexes (growth since before the scenario ÷ tasks)';
   const capped =
     'Not counted in the value: the task event stream (capped at EVENT_STREAM_MAXLEN) and BullMQ’s event ' +
-    'stream per queue (capped at 10,000), which hold recent events rather than anything kept per task.';
+    'stream per queue (capped at 1,000), which hold recent events rather than anything kept per task.';
   const afterArchiveBytes = Math.round(perTask(afterArchive) + growth(before, afterArchive).jobs / n);
   return {
     [`memory.${scenario.name}.running_bytes_per_task`]: {
