@@ -1,12 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
 import { providerOf } from '@vigil/config';
-import { BoundKind, KindBinder, KindTool, PlanStep } from '@vigil/kinds';
+import { KindBinder } from '@vigil/kinds';
 import { CODE_VERSION } from '@vigil/platform';
 import type { SliceJob } from '@vigil/queue';
 import {
   IllegalTransitionError,
-  LoadedSlice,
   StaleAttemptError,
   StoreFullError,
   TaskContextStore,
@@ -15,26 +13,21 @@ import {
   TaskRepository,
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
-import { GEN_AI, NOOP_SPAN, VIGIL, type TraceSpan } from '@vigil/telemetry';
-import { scriptedPlanOf } from '../models/scripted-plan';
+import { VIGIL, type TraceSpan } from '@vigil/telemetry';
 import { ActiveSlices, DrainDeadlineError } from './active-slices';
 import { HungCallError } from './call-watchdog';
 import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceContextCache } from './slice-context';
 import { SliceServices } from './slice-services';
 import { failAttempt, handOff, type SliceOutcome } from './slice-hand-off';
-import { SliceSession, type SliceData } from './slice-session';
-import { STATEFUL_SEARCH_LIMIT, StatefulServers } from './stateful-servers';
-import { progressHeartbeat, resolveTaskTools } from './task-tools';
+import type { SliceSession } from './slice-session';
+import { openSession, sliceSpan, statefulServersOf, type ClaimedSlice, type SliceSetup } from './slice-setup';
+import { resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
-import { deepFreeze } from './deep-freeze';
 
 export { WORKER_ID } from './slice-services';
 export type { SliceOutcome } from './slice-hand-off';
-
-/** A claimed slice: the task as it was claimed, its context, and where that context came from. */
-type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
 
 /**
  * Runs one slice of one task at one attempt: claims it (queued → running, fenced), runs at most
@@ -44,6 +37,7 @@ type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
 @Injectable()
 export class SliceRunner {
   private readonly logger = new Logger(SliceRunner.name);
+  private readonly setup: SliceSetup;
 
   constructor(
     private readonly tasks: TaskRepository,
@@ -53,7 +47,9 @@ export class SliceRunner {
     private readonly kinds: KindBinder,
     private readonly active: ActiveSlices,
     private readonly services: SliceServices,
-  ) {}
+  ) {
+    this.setup = { tasks, contexts, services, active, logger: this.logger };
+  }
 
   /** True once this Worker is shutting down: new slice jobs go back to the queue for another. */
   get draining(): boolean {
@@ -70,7 +66,7 @@ export class SliceRunner {
       throw error;
     }
     if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
-    const span = this.sliceSpan(claimed.task, job);
+    const span = sliceSpan(this.services, claimed.task, job);
     try {
       const outcome = await this.runClaimed(claimed, job, span);
       span.set({ [VIGIL.sliceOutcome]: outcome });
@@ -81,28 +77,6 @@ export class SliceRunner {
     } finally {
       span.end();
     }
-  }
-
-  /** The slice's span, under its attempt's (docs/observability.md, "Spans and attributes"). */
-  private sliceSpan(task: TaskRecord, job: SliceJob): TraceSpan {
-    const { tracing } = this.services;
-    if (!tracing.enabled) return NOOP_SPAN;
-    return tracing.start(
-      'vigil.slice',
-      { taskId: task.id, attempt: job.attempt },
-      {
-        attributes: {
-          [VIGIL.taskId]: task.id,
-          [VIGIL.kind]: task.kind,
-          [VIGIL.attempt]: job.attempt,
-          [VIGIL.slice]: job.slice,
-          [VIGIL.model]: task.model,
-          [VIGIL.workerId]: this.services.workerId,
-          [GEN_AI.operationName]: 'invoke_agent',
-          [GEN_AI.agentName]: task.kind,
-        },
-      },
-    );
   }
 
   private async runClaimed(claimed: ClaimedSlice, job: SliceJob, span: TraceSpan): Promise<SliceOutcome> {
@@ -140,8 +114,9 @@ export class SliceRunner {
         task.children && this.services.childTasks
           ? childrenSection(await this.services.childTasks.list(task.id))
           : '';
-      const statefulServers = await this.statefulServersOf(task, tools);
-      const created = this.createSession(
+      const statefulServers = await statefulServersOf(this.setup, task, tools);
+      const created = openSession(
+        this.setup,
         claimed,
         job,
         controller,
@@ -248,90 +223,5 @@ export class SliceRunner {
     }
     this.heldContexts.starts[loaded.source]++;
     return { ...loaded, task };
-  }
-
-  /**
-   * The task's stateful servers, their last use read from the action log and compared with the
-   * sessions this Worker holds (docs/missions.md, "Stateful tool servers"); none when it has none.
-   * `task` is the record as claimed: its `workerId` is the Worker of the previous slice.
-   */
-  private async statefulServersOf(task: TaskRecord, tools: KindTool[]): Promise<StatefulServers | undefined> {
-    const servers = new StatefulServers(tools);
-    if (!servers.any) return undefined;
-    await servers.readLastUse(this.contexts.actionsNewestFirst(task.id, 25, STATEFUL_SEARCH_LIMIT));
-    const notice = servers.open({
-      task,
-      workerId: this.services.workerId,
-      codeVersion: CODE_VERSION.label,
-    });
-    if (notice) this.logger.log(`task ${task.id}: the opening says a stateful tool server restarted`);
-    return servers;
-  }
-
-  private createSession(
-    claimed: ClaimedSlice,
-    job: SliceJob,
-    controller: AbortController,
-    heartbeat: HeartbeatTimer,
-    bound: BoundKind,
-    tools: KindTool[],
-    situation: Pick<SliceData, 'childrenSummary' | 'statefulServers'>,
-    span: TraceSpan,
-  ): { session: SliceSession; plan: { current?: PlanStep[] } } {
-    const { task, context } = claimed;
-    const { attempt, slice } = job;
-    // A task's input never changes, so neither does its plan: computed once per task and worker,
-    // on first use, and frozen, since its steps' arguments are handed to tools in every later
-    // slice. Reused only with a context that was still current: that proves it is the same task
-    // (an id can come back with another input after Redis lost it, via a replayed Idempotency-Key).
-    const plan: { current?: PlanStep[] } = { current: claimed.held?.plan };
-    const planOf = () => scriptedPlanOf(bound, task.agent, tools);
-    const provider = this.services.providers.create(task.model, {
-      plan: () => (plan.current ??= deepFreeze(planOf())),
-      doneSteps: context.doneSteps,
-      findings: context.findings,
-      outputs: context.outputs,
-      options: task.agent.scripted ?? {},
-      followsRestartNotice: Boolean(situation.statefulServers?.openingNotice),
-      claimTrigger: (name) => this.contexts.claimTrigger(task.id, name),
-    });
-    const progressBeat = () =>
-      this.tasks
-        .heartbeat(task.id, attempt, { loopLagMs: this.services.loopLag.sample() }, false)
-        .catch((error: unknown) =>
-          this.logger.warn(`task ${task.id}: progress beat failed: ${String(error)}`),
-        );
-    const session = new SliceSession({
-      slice: {
-        task,
-        kind: bound.kind,
-        tools,
-        kindServices: bound.services,
-        attempt,
-        slice,
-        context,
-        signal: controller.signal,
-        ...situation,
-        span,
-      },
-      ledger: this.services.stepLedger({
-        taskId: task.id,
-        attempt,
-        slice,
-        context,
-        contextVersion: task.contextVersion,
-        writer: randomUUID(),
-        codeVersion: CODE_VERSION.label,
-      }),
-      model: this.services.paidModelCall(task, attempt, provider, span),
-      hooks: {
-        onStepRecorded: () => heartbeat.touch(),
-        onToolProgress: progressHeartbeat(heartbeat, progressBeat),
-        onHungCall: (call) => controller.abort(new HungCallError(call, 'deadline')),
-        draining: () => this.active.draining,
-      },
-      services: this.services,
-    });
-    return { session, plan };
   }
 }

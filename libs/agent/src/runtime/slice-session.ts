@@ -1,5 +1,5 @@
 import { startsChildren, type KindTool, type ToolContext } from '@vigil/kinds';
-import { StoreFullError, subtaskStepKey, type InFlightCall } from '@vigil/tasks';
+import { StoreFullError, type InFlightCall } from '@vigil/tasks';
 import { NOOP_TRACING, type TraceSpan, type Tracing } from '@vigil/telemetry';
 import type { ToolCall, ToolSpec } from '../models/model-provider';
 import {
@@ -9,12 +9,12 @@ import {
   isBuiltinTool,
   parseBuiltin,
 } from './builtin-tools';
+import { builtinAnswer, failure, startedSubtask } from './builtin-answers';
 import { endToolCallSpan, startToolCallSpan } from './call-spans';
 import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
 import { buildPrompt } from './prompt-builder';
-import { readOutput } from './read-output';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
 import type {
@@ -139,14 +139,6 @@ export class SliceSession {
     return { end: 'next_slice' };
   }
 
-  /** A stateful server that restarted since the agent's last call to it: said before the result. */
-  private withRestartNotice(tool: string, args: Record<string, unknown>, outcome: ToolOutcome): ToolOutcome {
-    const notice = this.slice.statefulServers?.afterCall(tool, args, outcome);
-    if (!notice) return outcome;
-    const shown = outcome.shown ?? JSON.stringify(outcome.result ?? { ok: true });
-    return { ...outcome, shown: `${notice}\n\n${shown}` };
-  }
-
   /** Children are started by a kind that declares it may (`capabilities.startsChildren`), and only where the runtime can create them. */
   private offersSubtasks(): boolean {
     return this.services.children !== undefined && startsChildren(this.slice.kind);
@@ -205,7 +197,7 @@ export class SliceSession {
     } finally {
       this.calls.end(watched);
     }
-    outcome = this.withRestartNotice(call.name, args, outcome);
+    outcome = this.slice.statefulServers?.withNotice(call.name, args, outcome) ?? outcome;
     // A tool that gave up because the deadline aborted it returns an error: the attempt ends on the abort.
     signal.throwIfAborted();
     const ended = await this.recordStep({
@@ -243,26 +235,8 @@ export class SliceSession {
       return this.recordStep({ ...step, outcome: failure(error) });
     }
     if (request.tool === 'start_subtask') return this.startSubtask(step, request.subtask);
-    if (request.tool === 'read_output') {
-      // A read of the slice context's saved outputs, recorded like every other call.
-      const { outputs } = this.slice.context;
-      const { task } = this.slice;
-      const whole = (saved: unknown) => this.services.outputs?.whole(saved, task) ?? Promise.resolve(saved);
-      const outcome: ToolOutcome = outputs.has(request.key)
-        ? await readOutput(request.key, request.offset, outputs.get(request.key), whole)
-        : failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
-      return this.recordStep({ ...step, outcome });
-    }
-    if (request.tool === 'record_finding' && request.finding.artifacts?.length) {
-      const unknown = await this.unknownArtifacts(request.finding.artifacts);
-      if (unknown.length)
-        return this.recordStep({
-          ...step,
-          outcome: failure(
-            `not an artifact of this task: ${unknown.join(', ')} (an image a tool returned names its id)`,
-          ),
-        });
-    }
+    const answer = await builtinAnswer(request, this.slice, this.services);
+    if (answer) return this.recordStep({ ...step, outcome: answer });
     const extra: StepDone['extra'] = {};
     if (request.tool === 'record_finding') extra.finding = request.finding;
     if (request.tool === 'message_user') extra.message = { kind: 'agent', text: request.text };
@@ -278,32 +252,13 @@ export class SliceSession {
     return undefined;
   }
 
-  /** The ids a finding names that are not in the task's artifact list. */
-  private async unknownArtifacts(ids: string[]): Promise<string[]> {
-    const list = this.services.artifactList;
-    const known = new Set(list ? (await list.live(this.slice.task.id)).map((entry) => entry.id) : []);
-    return ids.filter((id) => !known.has(id));
-  }
-
-  /**
-   * A child mission, keyed by its arguments: a replayed call (a retried attempt) makes no second child,
-   * and a refusal (tools not the parent's, a bad criterion) is the call's tool error.
-   */
   private async startSubtask(
     step: Omit<StepDone, 'outcome'>,
     subtask: Parameters<ChildTaskStarter['execute']>[1],
   ): Promise<SliceResult | undefined> {
     const children = this.offersSubtasks() ? this.services.children : undefined;
     if (!children) return this.recordStep({ ...step, outcome: failure('start_subtask is a mission’s tool') });
-    const key = subtaskStepKey(step.args);
-    let outcome: ToolOutcome;
-    try {
-      const started = await children.execute(this.slice.task, subtask, key);
-      outcome = { key, ok: true, result: { taskId: started.childId, status: started.placement } };
-    } catch (error) {
-      if (error instanceof StoreFullError) throw error;
-      outcome = failure(error instanceof Error ? error.message : error);
-    }
+    const outcome = await startedSubtask(children, this.slice.task, subtask, step.args);
     const ended = await this.recordStep({ ...step, outcome });
     if (outcome.ok) this.startedChild = true;
     return ended;
@@ -340,8 +295,4 @@ export class SliceSession {
     }
     return undefined;
   }
-}
-
-function failure(error: unknown): ToolOutcome {
-  return { key: null, ok: false, error: String(error) };
 }

@@ -116,6 +116,14 @@ export class StatefulServers {
     return this.notice;
   }
 
+  /** The outcome as the model reads it: after a restart since the agent's last call, the notice first. */
+  withNotice(tool: string, args: Record<string, unknown>, outcome: ToolOutcome): ToolOutcome {
+    const notice = this.afterCall(tool, args, outcome);
+    if (!notice) return outcome;
+    const shown = outcome.shown ?? JSON.stringify(outcome.result ?? { ok: true });
+    return { ...outcome, shown: `${notice}\n\n${shown}` };
+  }
+
   /**
    * Keeps track of a call to a stateful server; when it ran in another session than the agent
    * knew of, the notice to put before its result (else undefined).
