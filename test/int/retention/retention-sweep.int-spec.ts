@@ -52,6 +52,8 @@ describe('RetentionSweep', () => {
     const live = await tasks.create(TaskRepository.newTaskId(), newNoopTask());
     const before = await writer.collect(id, 0);
     expect(before?.record.status).toBe('cancelled');
+    // What its last model call streamed: a reconnect window, gone with the task.
+    await ctx.redis.xadd(ctx.keys.liveOutput(id), '*', 'type', 'model.delta', 'text', 'Done.');
 
     const report = await sweep.tick(Date.now() + 1);
 

@@ -122,6 +122,7 @@ export class TransitionWriter implements TransitionStore {
         k.updatesIndex(shard),
         k.task(task.parentId ?? task.id),
         k.artifacts(task.id),
+        k.liveOutput(task.id),
       ],
       [task.id, task.finishedAt],
     );

@@ -27,7 +27,7 @@ export const TASK_SCRIPT_KEYS = {
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
   'register-child': 6,
-  'forget-task': 24,
+  'forget-task': 25,
   'publish-live-output': 'variable',
 } as const;
 
