@@ -1,6 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { allPages, type CreateTaskBody, type Task, type TaskStatus, type VigilClient } from '@vigil/client';
+import {
+  allPages,
+  TASK_STATUSES,
+  type CreateTaskBody,
+  type Task,
+  type TaskStatus,
+  type VigilClient,
+} from '@vigil/client';
 import { CliUsageError } from './cli-env';
 import type { CliRuntime } from './cli-runtime';
 import type { Printer } from './printer';
@@ -20,19 +27,6 @@ export interface CommandContext {
 interface JsonOption {
   json?: boolean;
 }
-
-const STATUSES: TaskStatus[] = [
-  'queued',
-  'running',
-  'waiting_on_tool',
-  'waiting_on_human',
-  'paused',
-  'verifying',
-  'retrying',
-  'completed',
-  'failed',
-  'cancelled',
-];
 
 function positiveInt(value: string): number {
   const number = Number(value);
@@ -112,7 +106,7 @@ export function addTaskCommands(tasks: Command, context: CommandContext): void {
   tasks
     .command('ls')
     .description("list this key's tenant's tasks, newest first")
-    .addOption(new Option('--status <status>', 'only tasks in this status').choices(STATUSES))
+    .addOption(new Option('--status <status>', 'only tasks in this status').choices(TASK_STATUSES))
     .option('--archived', 'list archived tasks instead (finished, moved to the object store)')
     .option('--limit <n>', 'tasks per page (1 to 100)', positiveInt)
     .option('--cursor <cursor>', 'the next page, as the previous one said')

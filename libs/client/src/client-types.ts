@@ -39,5 +39,23 @@ export type CreateTaskBody = Omit<Schemas['CreateTaskDto'], 'exitCriteria'> & {
 export type ListTasksQuery = NonNullable<operations['TasksController_list']['parameters']['query']>;
 export type PageQuery = NonNullable<operations['TasksController_actions']['parameters']['query']>;
 
+/**
+ * Every state a task can be in. The generated types hold no values, so the states are named here,
+ * under a check that fails to compile when the API's union gains or loses one.
+ */
+const EVERY_STATUS = {
+  queued: true,
+  running: true,
+  waiting_on_tool: true,
+  waiting_on_human: true,
+  paused: true,
+  verifying: true,
+  retrying: true,
+  completed: true,
+  failed: true,
+  cancelled: true,
+} satisfies Record<TaskStatus, true>;
+export const TASK_STATUSES = Object.keys(EVERY_STATUS) as TaskStatus[];
+
 /** The states a task never leaves. */
 export const TERMINAL_STATUSES: readonly TaskStatus[] = ['completed', 'failed', 'cancelled'];

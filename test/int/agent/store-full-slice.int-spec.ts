@@ -1,43 +1,16 @@
-import { Queue } from 'bullmq';
 import { BUILT_IN_KINDS, noopKind } from '@vigil/builtin-kinds';
 import { KindBinder, KindRegistry, kindServices, type KindTool, type TaskKind } from '@vigil/kinds';
-import { bullConnection, SliceQueue, WakeQueue } from '@vigil/queue';
-import {
-  ControlSignals,
-  redisTaskLifecycle,
-  SpendLedger,
-  StepRecorder,
-  StoreFullError,
-  TaskContextStore,
-  TaskRepository,
-  WriteJournal,
-  type JournalEntry,
-} from '@vigil/tasks';
+import { StoreFullError, TaskRepository, type JournalEntry } from '@vigil/tasks';
 import {
   FakeToolGateway,
   newNoopTask,
   RedisTestContext,
-  redisLifecycle,
+  SliceRunnerHarness,
+  SliceSessionHarness,
   SmallRedis,
-  TEST_CLAIM,
+  TestModel,
 } from '@vigil/testing';
-import {
-  ActiveSlices,
-  CallWatchdog,
-  GlobalSpendGate,
-  LoopLag,
-  ModelProviders,
-  ModelSpend,
-  PaidModelCall,
-  RecordedStepLedger,
-  SliceContextCache,
-  SliceRunner,
-  SliceServices,
-  SliceSession,
-  ToolExecutor,
-  type GenerateResult,
-  type ModelProvider,
-} from '@vigil/agent';
+import type { GenerateResult } from '@vigil/agent';
 
 /** An external write that counts the calls made to it; `afterCall` runs after each one. */
 class CountedWrite {
@@ -79,22 +52,19 @@ function countedKind(write: CountedWrite): TaskKind {
 }
 
 /** A free model that asks for the next write; before its `fillAt`-th answer it fills Redis. */
-class FillingModel implements ModelProvider {
-  readonly name = 'opus';
-  readonly modelId = 'scripted';
-  calls = 0;
-
+class FillingModel extends TestModel {
   constructor(
     private readonly fillAt: number,
     private readonly fill: () => Promise<void>,
-  ) {}
+  ) {
+    super();
+  }
 
-  async generate(): Promise<GenerateResult> {
-    const index = this.calls++;
-    if (index === this.fillAt) await this.fill();
+  protected async reply(_request: unknown, call: number): Promise<GenerateResult> {
+    if (call === this.fillAt) await this.fill();
     return {
       text: '',
-      toolCalls: [{ id: `c${index}`, name: 'counted_write', args: { index } }],
+      toolCalls: [{ id: `c${call}`, name: 'counted_write', args: { index: call } }],
       usage: { inputTokens: 0, outputTokens: 0 },
     };
   }
@@ -108,14 +78,16 @@ describe('a slice when Redis is full', () => {
   let small: SmallRedis;
   let ctx: RedisTestContext;
   let tasks: TaskRepository;
-  let recorder: StepRecorder;
+  let sessions: SliceSessionHarness;
+  let runners: SliceRunnerHarness;
   const write = new CountedWrite();
 
   beforeAll(async () => {
     small = await SmallRedis.start({ portOffset: 1 });
     ctx = new RedisTestContext('store-full-slice', { REDIS_URL: small.url, SLICE_MAX_STEPS: '10' });
     tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-    recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+    sessions = new SliceSessionHarness(ctx);
+    runners = new SliceRunnerHarness(ctx);
   });
   beforeEach(() => {
     write.calls = 0;
@@ -137,56 +109,20 @@ describe('a slice when Redis is full', () => {
 
   it('makes no tool call once the intent of the next write is refused: the step loop ends on StoreFullError', async () => {
     const kind = countedKind(write);
-    const { task } = await tasks.create(
+    const running = await sessions.runningTask(
       'journal-refused',
       newNoopTask({ kind: 'counted_write', input: { steps: 5 }, totalUnits: 5 }),
     );
-    const { lifecycle } = redisLifecycle(ctx);
-    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
-    const running = (await tasks.get(task.id))!;
-    const context = await new TaskContextStore(ctx.redis, ctx.keys).load(task.id);
+    const task = running;
+    const context = await sessions.contexts.load(task.id);
     const model = new FillingModel(2, () => small.fill());
-    const spend = new SpendLedger(ctx.redis, ctx.keys);
-    const session = new SliceSession({
-      slice: {
-        task: running,
-        kind,
-        tools: kind.tools,
-        kindServices: kindServices(ctx.config, new FakeToolGateway([])),
-        attempt: 1,
-        slice: 1,
-        context,
-        signal: new AbortController().signal,
-      },
-      ledger: new RecordedStepLedger(recorder, {
-        taskId: task.id,
-        attempt: 1,
-        slice: 1,
-        context,
-        contextVersion: running.contextVersion,
-        writer: 'store-full-run',
-        codeVersion: 'test',
-      }),
-      model: new PaidModelCall(
-        model,
-        new ModelSpend(spend, new GlobalSpendGate(spend, ctx.config), {
-          id: task.id,
-          attempt: 1,
-          budgetUsd: task.budgetUsd,
-        }),
-        ctx.config,
-      ),
-      hooks: {
-        onHungCall: (call) => {
-          throw new Error(`unexpected hung call: ${JSON.stringify(call)}`);
-        },
-        draining: () => false,
-      },
-      services: {
-        config: ctx.config,
-        executor: new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-        watchdog: new CallWatchdog(ctx.config),
-      },
+    const session = sessions.session({
+      task: running,
+      context,
+      contextVersion: running.contextVersion,
+      writer: 'store-full-run',
+      provider: model,
+      kind,
     });
 
     await expect(session.run()).rejects.toBeInstanceOf(StoreFullError);
@@ -206,47 +142,12 @@ describe('a slice when Redis is full', () => {
 
   it('ends the slice `store_full` when a made write cannot be recorded: no further call, no failed attempt', async () => {
     const kind = countedKind(write);
-    const wakeQueue = new Queue(ctx.keys.wakeQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
-    const queue = new Queue(ctx.keys.sliceQueueName(0), {
-      connection: bullConnection(ctx.config.redisUrl),
-      prefix: ctx.prefix,
-    });
-    ctx.onClose(async () => {
-      await queue.close();
-      await wakeQueue.close();
-    });
-    const spend = new SpendLedger(ctx.redis, ctx.keys);
-    const runner = new SliceRunner(
-      tasks,
-      redisTaskLifecycle(ctx.redis, ctx.keys, ctx.config, {
-        slices: new SliceQueue([queue], ctx.keys),
-        wakeups: new WakeQueue([wakeQueue], ctx.keys),
-      }),
-      new TaskContextStore(ctx.redis, ctx.keys),
-      new SliceContextCache(ctx.config),
-      new KindBinder(
+    const runner = runners.runner(new FakeToolGateway([]), {
+      kinds: new KindBinder(
         new KindRegistry([...BUILT_IN_KINDS, kind]),
-        kindServices(ctx.config, new FakeToolGateway([])),
+        kindServices(runners.config, new FakeToolGateway([])),
       ),
-      new ActiveSlices(new ControlSignals(ctx.redis, ctx.keys), ctx.config),
-      new SliceServices(
-        recorder,
-        new ToolExecutor(new WriteJournal(ctx.redis, ctx.keys)),
-        new ModelProviders(
-          { ...ctx.sections.models, anthropicApiKey: '', geminiApiKey: '' },
-          ctx.sections.clocks,
-        ),
-        new GlobalSpendGate(spend, ctx.config),
-        spend,
-        new CallWatchdog(ctx.config),
-        new LoopLag(),
-        ctx.config,
-        'worker-under-test',
-      ),
-    );
+    });
     const { task } = await tasks.create(
       'record-refused',
       newNoopTask({ kind: 'counted_write', input: { steps: 6 }, totalUnits: 6 }),
@@ -269,6 +170,6 @@ describe('a slice when Redis is full', () => {
     });
     // The made write's intent stays without its result: the next slice looks it up before writing.
     expect(await journalOf(task.id)).toEqual({ 'write:0': 'done', 'write:1': 'intent' });
-    expect(await wakeQueue.getJobCounts('waiting')).toEqual({ waiting: 0 });
+    expect(await ctx.wakeQueue(0).getJobCounts('waiting')).toEqual({ waiting: 0 });
   });
 });

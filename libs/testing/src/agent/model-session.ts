@@ -29,21 +29,26 @@ export class SliceSessionHarness extends TaskHarness {
     this.recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
   }
 
-  /** The slice session of `task` (attempt 1, slice 1) from `context`, its model `provider`. */
+  /**
+   * The slice session of `task` (attempt 1, slice 1) from `context`, its model `provider`; the task
+   * is of the noop kind unless `kind` says otherwise.
+   */
   session(slice: {
     task: TaskRecord;
     context: SliceContext;
     contextVersion: number;
     writer: string;
     provider: ModelProvider;
+    kind?: TaskKind;
   }): SliceSession {
     const { ctx, recorder } = this;
     const { task, context, contextVersion, writer, provider } = slice;
+    const kind = slice.kind ?? (noopKind as TaskKind);
     return new SliceSession({
       slice: {
         task,
-        kind: noopKind as TaskKind,
-        tools: noopKind.tools as TaskKind['tools'],
+        kind,
+        tools: kind.tools,
         kindServices: kindServices(ctx.config, new FakeToolGateway([])),
         attempt: 1,
         slice: 1,
