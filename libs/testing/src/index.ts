@@ -22,6 +22,7 @@ export * from './providers/wire-fake';
 export * from './providers/anthropic-wire';
 export * from './providers/gemini-wire';
 export * from './providers/sse-wire';
+export * from './providers/stream-checks';
 export * from './agent/billed-providers';
 export * from './providers/wire-request';
 export * from './kinds/fake-tool-gateway';

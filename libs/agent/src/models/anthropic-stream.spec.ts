@@ -1,12 +1,15 @@
-import type { ServerResponse } from 'node:http';
 import {
   AnthropicWireFake,
   anthropicMessage,
   anthropicStreamEvents,
   openAnthropicStream,
   sendAnthropic,
+  abortMidStream,
+  textHandedOnMidStream,
   wireRequest,
   writeSse,
+  type StreamServer,
+  type WireSseEvent,
 } from '@vigil/testing';
 import {
   AnthropicProvider,
@@ -45,8 +48,12 @@ const MESSAGE = anthropicMessage(
   { input_tokens: 40, cache_creation_input_tokens: 1500, cache_read_input_tokens: 2100, output_tokens: 61 },
 );
 
-/** Resolves once `res` is closed (by the client going away, or by the fake ending it). */
-const closed = (res: ServerResponse) => new Promise<void>((resolve) => res.on('close', () => resolve()));
+/** The Messages API's stream, served part by part by the tests that cut it. */
+const stream: StreamServer<WireSseEvent> = {
+  answerWith: (answer) => (api.answer = (_body, res) => answer(res)),
+  open: openAnthropicStream,
+  write: (res, events) => writeSse(res, events),
+};
 
 describe('AnthropicProvider streams (docs/api.md, "Live model output")', () => {
   it('assembles exactly what a non-streamed call returns, and its text pieces join to the text', async () => {
@@ -76,50 +83,24 @@ describe('AnthropicProvider streams (docs/api.md, "Live model output")', () => {
 
   it('hands text on while the reply is still streaming', async () => {
     const events = anthropicStreamEvents(MESSAGE);
-    const firstDelta = events.findIndex((e) => e.event === 'content_block_delta');
-    let release!: () => void;
-    const textSeen = new Promise<void>((resolve) => (release = resolve));
-    api.answer = (_body, res) => {
-      openAnthropicStream(res);
-      writeSse(res, events.slice(0, firstDelta + 1));
-      // The rest only once the client handed the first piece on: the call cannot have ended before.
-      void textSeen.then(() => {
-        writeSse(res, events.slice(firstDelta + 1));
-        res.end();
-      });
-    };
-    let ended = false;
-    const seenBeforeEnd: string[] = [];
-    const reply = await provider().generate({
-      ...wireRequest([{ role: 'user', content: 'Go.' }]),
-      onText: (text) => {
-        if (!ended) seenBeforeEnd.push(text);
-        release();
-      },
-    });
-    ended = true;
+    const firstDelta = events.findIndex((e) => e.event === 'content_block_delta') + 1;
+    const { seenBeforeEnd, reply } = await textHandedOnMidStream(
+      stream,
+      provider(),
+      events.slice(0, firstDelta),
+      events.slice(firstDelta),
+    );
     expect(seenBeforeEnd[0]).toBe('Creating');
     expect(reply.toolCalls).toHaveLength(1);
   });
 
   it('an abort mid-stream rejects with its reason and closes the connection', async () => {
-    const events = anthropicStreamEvents(MESSAGE);
-    let connection!: Promise<void>;
-    api.answer = (_body, res) => {
-      connection = closed(res);
-      openAnthropicStream(res);
-      // Half the reply, then nothing: a model still writing.
-      writeSse(res, events.slice(0, 5));
-    };
-    const controller = new AbortController();
-    const reason = new Error('task was stopped');
-    const error = await provider()
-      .generate({
-        ...wireRequest([{ role: 'user', content: 'Go.' }], controller.signal),
-        onText: () => controller.abort(reason),
-      })
-      .catch((e: unknown) => e);
+    // Half the reply, then nothing: a model still writing.
+    const { error, reason } = await abortMidStream(
+      stream,
+      provider(),
+      anthropicStreamEvents(MESSAGE).slice(0, 5),
+    );
     expect(error).toBe(reason);
-    await connection;
   });
 });

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import { GenerateContentResponse } from '@google/genai';
 import {
   GeminiWireFake,
@@ -7,8 +6,11 @@ import {
   geminiStreamChunks,
   openGeminiStream,
   sendGemini,
+  abortMidStream,
+  textHandedOnMidStream,
   wireRequest,
   writeGeminiChunks,
+  type StreamServer,
 } from '@vigil/testing';
 import { GeminiProvider, createGeminiClient } from './gemini.provider';
 import { GeminiStreamAssembly } from './gemini-stream';
@@ -48,7 +50,12 @@ const REPLY: WireBody = {
   },
 };
 
-const closed = (res: ServerResponse) => new Promise<void>((resolve) => res.on('close', () => resolve()));
+/** streamGenerateContent's chunks, served part by part by the tests that cut them. */
+const stream: StreamServer<WireBody> = {
+  answerWith: (answer) => (api.answer = (_body, res) => answer(res)),
+  open: openGeminiStream,
+  write: writeGeminiChunks,
+};
 
 describe('GeminiStreamAssembly', () => {
   it('puts the chunks back together: parts in order, the last usage, the finish reason', () => {
@@ -123,49 +130,22 @@ describe('GeminiProvider streams (docs/api.md, "Live model output")', () => {
 
   it('hands text on while the reply is still streaming', async () => {
     const chunks = geminiStreamChunks(REPLY);
-    const firstText = chunks.findIndex(
-      (c) => c.candidates[0].content.parts[0].text && !c.candidates[0].content.parts[0].thought,
+    const firstText =
+      chunks.findIndex(
+        (c) => c.candidates[0].content.parts[0].text && !c.candidates[0].content.parts[0].thought,
+      ) + 1;
+    const { seenBeforeEnd, reply } = await textHandedOnMidStream(
+      stream,
+      provider(),
+      chunks.slice(0, firstText),
+      chunks.slice(firstText),
     );
-    let release!: () => void;
-    const textSeen = new Promise<void>((resolve) => (release = resolve));
-    api.answer = (_body, res) => {
-      openGeminiStream(res);
-      writeGeminiChunks(res, chunks.slice(0, firstText + 1));
-      void textSeen.then(() => {
-        writeGeminiChunks(res, chunks.slice(firstText + 1));
-        res.end();
-      });
-    };
-    let ended = false;
-    const seenBeforeEnd: string[] = [];
-    const reply = await provider().generate({
-      ...wireRequest([{ role: 'user', content: 'Go.' }]),
-      onText: (text) => {
-        if (!ended) seenBeforeEnd.push(text);
-        release();
-      },
-    });
-    ended = true;
     expect(seenBeforeEnd[0]).toBe('Creating');
     expect(reply.toolCalls).toHaveLength(1);
   });
 
   it('an abort mid-stream rejects with its reason and closes the connection', async () => {
-    let connection!: Promise<void>;
-    api.answer = (_body, res) => {
-      connection = closed(res);
-      openGeminiStream(res);
-      writeGeminiChunks(res, geminiStreamChunks(REPLY).slice(0, 3));
-    };
-    const controller = new AbortController();
-    const reason = new Error('task was stopped');
-    const error = await provider()
-      .generate({
-        ...wireRequest([{ role: 'user', content: 'Go.' }], controller.signal),
-        onText: () => controller.abort(reason),
-      })
-      .catch((e: unknown) => e);
+    const { error, reason } = await abortMidStream(stream, provider(), geminiStreamChunks(REPLY).slice(0, 3));
     expect(error).toBe(reason);
-    await connection;
   });
 });

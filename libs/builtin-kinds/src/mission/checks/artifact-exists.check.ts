@@ -1,6 +1,7 @@
 import { defineCheck } from '@vigil/kinds';
 import type { ArtifactEntry } from '@vigil/tasks';
 import type { MissionInput } from '../mission.input';
+import { COUNTED_EXPECTATION, countedResult, unknownArguments } from './counting-check';
 
 const ARGS = ['tool', 'mimeType', 'nameContains'] as const;
 const MAX_ARG_CHARS = 200;
@@ -31,15 +32,10 @@ function matches(entry: ArtifactEntry, filter: ArtifactFilter): boolean {
  */
 export const artifactExistsCheck = defineCheck<MissionInput>(
   {
-    validateExpected: (expected) =>
-      typeof expected === 'number' && Number.isSafeInteger(expected) && expected >= 1
-        ? []
-        : ['must be an integer ≥ 1'],
+    ...COUNTED_EXPECTATION,
     validateArgs: (args) => {
       if (args === undefined) return [];
-      const problems = Object.keys(args)
-        .filter((name) => !(ARGS as readonly string[]).includes(name))
-        .map((name) => `args.${name} is not an argument of artifact_exists (it takes ${ARGS.join(', ')})`);
+      const problems = unknownArguments('artifact_exists', args, ARGS);
       for (const name of ARGS) {
         const value = args[name];
         if (
@@ -50,30 +46,20 @@ export const artifactExistsCheck = defineCheck<MissionInput>(
       }
       return problems;
     },
-    atLeastAsStrict: (requested, own) =>
-      typeof requested === 'number' && typeof own === 'number' && requested >= own,
-    atLeast: (own) => `an integer ≥ ${JSON.stringify(own)}`,
   },
   async (criterion, context) => {
-    const expected = Number(criterion.expected);
     const filter = (criterion.args ?? {}) as ArtifactFilter;
     const ids = new Set(
       (context.artifacts ?? []).filter((entry) => matches(entry, filter)).map((entry) => entry.id),
     );
-    const passed = ids.size >= expected;
     const described = Object.entries(filter)
       .map(([name, value]) => `${name} ${JSON.stringify(value)}`)
       .join(', ');
-    return {
-      check: criterion.check,
-      expected,
-      actual: ids.size,
-      passed,
-      ...(passed
-        ? {}
-        : {
-            detail: `${ids.size} artifact${ids.size === 1 ? '' : 's'}${described ? ` with ${described}` : ''} kept, ${expected} needed`,
-          }),
-    };
+    return countedResult(
+      criterion,
+      ids.size,
+      (expected) =>
+        `${ids.size} artifact${ids.size === 1 ? '' : 's'}${described ? ` with ${described}` : ''} kept, ${expected} needed`,
+    );
   },
 );

@@ -1,5 +1,6 @@
 import { defineCheck } from '@vigil/kinds';
 import type { MissionInput } from '../mission.input';
+import { COUNTED_EXPECTATION, countedResult, unknownArguments } from './counting-check';
 
 const MAX_PATTERN_CHARS = 200;
 
@@ -16,15 +17,10 @@ function titlePattern(args: Record<string, unknown> | undefined): RegExp | undef
  */
 export const findingsCountCheck = defineCheck<MissionInput>(
   {
-    validateExpected: (expected) =>
-      typeof expected === 'number' && Number.isSafeInteger(expected) && expected >= 1
-        ? []
-        : ['must be an integer ≥ 1'],
+    ...COUNTED_EXPECTATION,
     validateArgs: (args) => {
       if (args === undefined) return [];
-      const problems = Object.keys(args)
-        .filter((name) => name !== 'titleMatches')
-        .map((name) => `args.${name} is not an argument of findings_count (it takes titleMatches)`);
+      const problems = unknownArguments('findings_count', args, ['titleMatches']);
       const source = args.titleMatches;
       if (source === undefined) return problems;
       if (typeof source !== 'string' || source.length === 0 || source.length > MAX_PATTERN_CHARS)
@@ -39,25 +35,15 @@ export const findingsCountCheck = defineCheck<MissionInput>(
       }
       return problems;
     },
-    atLeastAsStrict: (requested, own) =>
-      typeof requested === 'number' && typeof own === 'number' && requested >= own,
-    atLeast: (own) => `an integer ≥ ${JSON.stringify(own)}`,
   },
   async (criterion, context) => {
-    const expected = Number(criterion.expected);
     const pattern = titlePattern(criterion.args);
     const matching = context.findings.filter((finding) => !pattern || pattern.test(finding.title));
-    const passed = matching.length >= expected;
-    return {
-      check: criterion.check,
-      expected,
-      actual: matching.length,
-      passed,
-      ...(passed
-        ? {}
-        : {
-            detail: `${matching.length} finding${matching.length === 1 ? '' : 's'}${pattern ? ` with a title matching /${pattern.source}/` : ''} recorded, ${expected} needed`,
-          }),
-    };
+    return countedResult(
+      criterion,
+      matching.length,
+      (expected) =>
+        `${matching.length} finding${matching.length === 1 ? '' : 's'}${pattern ? ` with a title matching /${pattern.source}/` : ''} recorded, ${expected} needed`,
+    );
   },
 );
