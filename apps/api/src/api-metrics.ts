@@ -23,7 +23,9 @@ const ACTIVE_STATUSES = TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.incl
  *   active status indexes (at most MAX_KIND_SAMPLE per index and scrape) and their `kind` field;
  * - `vigil_tasks_retained{status}`: finished tasks still in Redis (not yet archived), by terminal
  *   status, summed over the tenants: the same ZCARDs (docs/operations.md, "Sizing Redis");
- * - `vigil_turn_queue_jobs{shard, state}`: each shard's slice queue (BullMQ getJobCounts).
+ * - `vigil_turn_queue_jobs{shard, state}`: each shard's slice queue (BullMQ getJobCounts);
+ * - `vigil_tasks_waiting_for_version{kind, version}`: tasks no live Worker runs, from each shard's
+ *   kind-version waits (docs/kinds.md, "Versions").
  */
 @Injectable()
 export class ApiMetrics implements OnModuleInit {
@@ -85,6 +87,27 @@ export class ApiMetrics implements OnModuleInit {
         );
       },
     );
+    this.gauge(
+      'vigil_tasks_waiting_for_version',
+      'Tasks waiting for a Worker that runs their kind at the version they were created with',
+      ['kind', 'version'],
+      () => this.waitingForVersion(),
+    );
+  }
+
+  /** Tasks paused `kind_version_unavailable`, by the kind and version they wait for. */
+  private async waitingForVersion(): Promise<Sample[]> {
+    const waits = crossSlotPipeline(this.redis);
+    for (const shard of this.keys.allShards()) waits.hvals(this.keys.kindVersionWaits(shard));
+    const counts = new Map<string, number>();
+    for (const [error, wanted] of (await waits.exec()) ?? []) {
+      if (error) throw error;
+      for (const entry of wanted as string[]) counts.set(entry, (counts.get(entry) ?? 0) + 1);
+    }
+    return [...counts].map(([entry, count]) => {
+      const at = entry.lastIndexOf('@');
+      return [{ kind: entry.slice(0, at), version: entry.slice(at + 1) }, count] as Sample;
+    });
   }
 
   /** A gauge read at scrape time; a failed read leaves it empty for that scrape and says why. */

@@ -6,6 +6,9 @@ import { METRICS_REGISTRY } from '@vigil/platform';
 import type { SliceJob } from '@vigil/queue';
 import { Counter, Registry } from 'prom-client';
 
+/** How soon a slice job another Worker's kind version runs is offered again (docs/kinds.md, "Versions"). */
+const KIND_VERSION_RETRY_MS = 500;
+
 /**
  * One processor per shard's slice queue. `maxStalledCount: 0`: a stalled slice job is failed, never
  * re-queued, because the Watcher alone recovers tasks (docs/ARCHITECTURE.md, invariant 3).
@@ -63,6 +66,11 @@ export function sliceProcessorFor(queueName: string, concurrency: number): Type<
       }
       const outcome = await this.runner.run(job.data);
       this.slices.inc({ outcome });
+      if (outcome === 'kind_version_elsewhere' && token) {
+        // Another live Worker runs the task's kind version: back to the queue, soon, for it.
+        await job.moveToDelayed(Date.now() + KIND_VERSION_RETRY_MS, token);
+        throw new DelayedError();
+      }
       this.logger.debug(
         `task ${job.data.taskId} attempt ${job.data.attempt} slice ${job.data.slice}: ${outcome}`,
       );

@@ -21,6 +21,9 @@ import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
 import { OutputClaimCheck } from './runtime/output-claim-check';
 import { CHILD_TASKS, type ChildTaskStarter } from './runtime/child-tasks';
+import { KindVersionGate } from './versions/kind-version-gate';
+import { VersionWaits } from './versions/version-waits';
+import { WorkerKinds } from './versions/worker-kinds';
 
 /** What starts child missions in this process (the Worker app wires libs/control's use case). */
 export interface AgentChildTasks {
@@ -63,6 +66,9 @@ export class AgentModule {
         SliceServices,
         SliceRunner,
         WorkerLiveness,
+        WorkerKinds,
+        KindVersionGate,
+        VersionWaits,
         SpendMetrics,
         DrainMetrics,
       ],

@@ -373,6 +373,11 @@ export interface components {
       parentId?: string | null;
       /** @example noop */
       kind?: string;
+      /**
+       * @description the kind's version when the task was created: a Worker runs it only if one of its kinds can (statusReason kind_version_unavailable while none can)
+       * @example 1
+       */
+      kindVersion?: number;
       title?: string;
       /** @description the kind's input, as validated */
       input?: {
@@ -402,6 +407,7 @@ export interface components {
         | 'children'
         | 'unresolved_write'
         | 'archived'
+        | 'kind_version_unavailable'
         | null;
       /** @description incremented by every recovery (the fencing token) */
       attempt?: number;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
-import { KindBinder, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
+import { KindBinder, kindVersionOf, resolveExitCriteria, validateKindInput } from '@vigil/kinds';
 import { SliceQueue } from '@vigil/queue';
 import {
   ArchivedTasks,
@@ -162,6 +162,7 @@ export class CreateTaskUseCase {
         notify: dto.notify ?? {},
         agent: { ...dto.agent, policy },
         codeVersion: CODE_VERSION.label,
+        kindVersion: kindVersionOf(kind),
       },
       requestHash,
     );

@@ -10,6 +10,7 @@ export function toTaskView(task: TaskRecord): Record<string, unknown> {
     conversationId: task.conversationId,
     parentId: task.parentId,
     kind: task.kind,
+    kindVersion: task.kindVersion,
     title: task.title,
     input: task.input,
     status: task.status,

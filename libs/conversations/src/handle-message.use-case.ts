@@ -23,7 +23,14 @@ import { assertConversationId, isTestConversation, MessageInProgressError } from
 import type { ConversationMessageDto } from './conversation-message.dto';
 import type { Intent, Route } from './message-classifier';
 import { MESSAGE_ROUTER, type MessageRouter, type RoutedMessage } from './model-router';
-import { findingsReply, listReply, noDefaultsReply, OFFLINE_ANSWER, statusReply } from './task-answers';
+import {
+  findingsReply,
+  listReply,
+  myTasksReply,
+  noDefaultsReply,
+  OFFLINE_ANSWER,
+  statusReply,
+} from './task-answers';
 import type { ReadTool, ToolsLoop } from './tools-loop';
 
 /** Nest token of the `tools` route's model loop (null without a router model). */
@@ -109,7 +116,10 @@ export class HandleMessageUseCase {
   }> {
     if (message.task) return this.startMission(tenantId, conversationId, message, null, { ...message.task });
     const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS));
-    const target = await this.targetTask(tenantId, conversationId, routed.taskId);
+    // "My task" is the conversation's latest task, not its active mission (docs/conversations.md).
+    const target = routed.about
+      ? await this.latestTask(tenantId, conversationId)
+      : await this.targetTask(tenantId, conversationId, routed.taskId);
     const entry = (route: Route, intent: Intent, text: string, taskId?: string) => ({
       reply: { entry: { route, intent, text, decidedBy: routed.decidedBy, ...(taskId ? { taskId } : {}) } },
     });
@@ -146,8 +156,10 @@ export class HandleMessageUseCase {
       // A failed loop falls back to the one deterministic read below.
       if (answered) return entry('tools', routed.intent, answered.text, target?.id);
     }
-    if (routed.intent === 'list_tasks')
-      return entry('tools', 'list_tasks', listReply(await this.conversationTasks(tenantId, conversationId)));
+    if (routed.intent === 'list_tasks') {
+      const tasks = await this.conversationTasks(tenantId, conversationId);
+      return entry('tools', 'list_tasks', routed.about ? myTasksReply(tasks) : listReply(tasks));
+    }
     if (!target)
       return entry(
         'tools',
@@ -306,6 +318,13 @@ export class HandleMessageUseCase {
     const id = await this.conversations.activeTaskId(tenantId, conversationId);
     const task = id ? await this.tasks.get(id) : null;
     return task && task.tenantId === tenantId && !TERMINAL.has(task.status) ? task : null;
+  }
+
+  /** The conversation's latest task (the tenant's own only): what "my task" means. */
+  private async latestTask(tenantId: string, conversationId: string): Promise<TaskRecord | null> {
+    const [id] = (await this.conversations.taskIds(tenantId, conversationId)).slice(-1);
+    const task = id ? await this.tasks.get(id) : null;
+    return task && task.tenantId === tenantId ? task : null;
   }
 
   /** The task a message is about: the one it names (the tenant's own only), else the active mission, else the latest. */

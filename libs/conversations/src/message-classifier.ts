@@ -6,6 +6,8 @@
  * Spanish and German phrasings are recognised; the same text always takes the same route.
  */
 
+import { myTasksQuestion, type MyTasksScope } from './my-task-questions';
+
 export type Route = 'simple' | 'tools' | 'mission';
 
 /** What a message asks for, beyond its route. */
@@ -21,6 +23,8 @@ export interface Classification {
   alongside: boolean;
   /** Which rule decided, for the reply's audit trail and for tests. */
   rule: string;
+  /** A question about "my task" (the conversation's latest) or "my tasks" (its running ones), naming no id. */
+  about?: MyTasksScope;
 }
 
 export const TASK_ID_PATTERN = /\btsk_[A-Za-z0-9_-]{8,80}\b/;
@@ -166,6 +170,9 @@ export function classifyMessage(text: string): Classification {
   const question = QUESTION_START.test(normal) || normal.endsWith('?');
   const workRequest = WORK_REQUEST.test(normal) && normal.split(' ').length >= 3;
   if (!workRequest || question) {
+    const about = taskId ? null : myTasksQuestion(normal);
+    if (about === 'my_task') return { ...base, route: 'tools', intent: 'status', rule: about, about };
+    if (about === 'my_tasks') return { ...base, route: 'tools', intent: 'list_tasks', rule: about, about };
     if (STATUS.test(normal)) return { ...base, route: 'tools', intent: 'status', rule: 'status' };
     if (REPORT.test(normal) && (taskId || question))
       return { ...base, route: 'tools', intent: 'report', rule: 'report' };

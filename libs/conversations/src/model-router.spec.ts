@@ -205,6 +205,37 @@ describe('the router model, through the real SDKs against loopback fakes of thei
     expect(routed.intent).toBe('status');
   });
 
+  it('tells the model that "my task(s)" questions are tools, and keeps them there when it says simple', async () => {
+    const fake = await loopback(() => ({
+      id: 'msg_4',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-haiku-4-5',
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_4',
+          name: 'route_message',
+          input: { route: 'simple', intent: 'answer', alongside: false, reply: 'It is probably done.' },
+        },
+      ],
+      stop_reason: 'tool_use',
+      usage: { input_tokens: 1, output_tokens: 1 },
+    }));
+    servers.push(fake.server);
+    const router = createMessageRouter({
+      ...settings,
+      routerModel: 'claude-haiku-4-5',
+      anthropicApiKey: 'sk-ant-test',
+      anthropicBaseUrl: fake.url,
+    });
+    const routed = await router.route('¿ya terminó mi tarea?', signal());
+    expect(routed).toMatchObject({ route: 'tools', intent: 'status', about: 'my_task', decidedBy: 'model' });
+    expect(routed.reply).toBeUndefined();
+    expect(fake.bodies[0].system).toContain('is my task done yet?');
+    expect(fake.bodies[0].system).toContain('wie laufen meine Aufgaben?');
+  });
+
   it('uses the rules when no ROUTER_MODEL is set, or its provider has no key', async () => {
     for (const config of [settings, { ...settings, routerModel: 'claude-haiku-4-5' }]) {
       await expect(

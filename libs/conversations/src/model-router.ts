@@ -57,7 +57,11 @@ export const ROUTING_SCHEMA = {
 
 const SYSTEM =
   'You route messages sent to Vigil, a runtime that runs long AI-agent jobs ("missions") in the background ' +
-  'and reports on them. Classify the message with the route_message tool. Never start work yourself.';
+  'and reports on them. Classify the message with the route_message tool. Never start work yourself. ' +
+  "A question about where the user's own task or tasks stand, even without a task id and in any language, is " +
+  'route tools: "is my task done yet?", "où en est ma tâche ?", "¿ya terminó mi tarea?", "ist meine Aufgabe ' +
+  'fertig?" are intent status; "how are my tasks going?", "où en sont mes tâches ?", "¿cómo van mis tareas?", ' +
+  '"wie laufen meine Aufgaben?" are intent list_tasks. "How do I cancel my task?" is a question of how-to: simple.';
 
 /** The model's answer, checked: anything off the schema falls back to the rules. */
 function checked(value: unknown, text: string): RoutedMessage | undefined {
@@ -65,12 +69,18 @@ function checked(value: unknown, text: string): RoutedMessage | undefined {
   const answer = value as Record<string, unknown>;
   if (!ROUTES.includes(answer.route as Route) || !INTENTS.includes(answer.intent as Intent)) return undefined;
   const rules = classifyMessage(text);
+  // A question about "my task(s)" is answered from the tasks, never by the router model alone
+  // (docs/conversations.md, "Questions about my tasks"): the rules' route stands over `simple`.
+  if (rules.about && answer.route === 'simple')
+    return { ...rules, rule: 'model (rules: my tasks)', decidedBy: 'model' };
   return {
     route: answer.route as Route,
     intent: answer.intent as Intent,
     alongside: answer.alongside === true,
     // A task id counts only if the message really names it: a model may not invent one.
     ...(rules.taskId ? { taskId: rules.taskId } : {}),
+    // Which of the conversation's tasks "my task(s)" means is the rules' reading, as is a task id.
+    ...(rules.about ? { about: rules.about } : {}),
     ...(typeof answer.reply === 'string' && answer.reply.trim()
       ? { reply: answer.reply.slice(0, 4000) }
       : {}),

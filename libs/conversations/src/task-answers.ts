@@ -3,6 +3,7 @@ import type { Finding, TaskRecord } from '@vigil/tasks';
 /** Replies about tasks, worded only from what the record holds (never a model's guess). */
 
 const words = (status: string): string => status.replace(/_/g, ' ');
+const TERMINAL = new Set(['completed', 'failed', 'cancelled']);
 
 export function statusReply(task: TaskRecord): string {
   const units =
@@ -10,10 +11,7 @@ export function statusReply(task: TaskRecord): string {
       ? `${task.completedUnits ?? 0} of ${task.totalUnits} steps done`
       : `${task.completedUnits ?? 0} steps done`;
   const why = task.statusReason ? ` (${words(task.statusReason)})` : '';
-  const now =
-    task.currentStep && !['completed', 'failed', 'cancelled'].includes(task.status)
-      ? `, last step: ${task.currentStep}`
-      : '';
+  const now = task.currentStep && !TERMINAL.has(task.status) ? `, last step: ${task.currentStep}` : '';
   const question =
     task.status === 'waiting_on_human' && task.humanQuestion ? ` It asks you: "${task.humanQuestion}"` : '';
   return (
@@ -30,6 +28,24 @@ export function listReply(tasks: TaskRecord[]): string {
       (task) => `- ${task.id} "${task.title}": ${words(task.status)}${task.archived ? ', archived' : ''}`,
     ),
   ].join('\n');
+}
+
+/** How many recent tasks "my tasks" names when none is unfinished. */
+export const RECENT_TASKS = 5;
+
+/**
+ * "How are my tasks going?": the conversation's unfinished tasks, each with its status line, else
+ * its most recent ones (docs/conversations.md, "Questions about my tasks").
+ */
+export function myTasksReply(tasks: TaskRecord[]): string {
+  if (tasks.length === 0) return 'This conversation has started no tasks yet.';
+  const unfinished = tasks.filter((task) => !TERMINAL.has(task.status));
+  const shown = unfinished.length > 0 ? unfinished : tasks.slice(-RECENT_TASKS);
+  const heading =
+    unfinished.length > 0
+      ? `${unfinished.length} of this conversation's tasks ${unfinished.length === 1 ? 'is' : 'are'} not finished:`
+      : `None of this conversation's tasks is running; the latest ${shown.length === 1 ? 'one' : shown.length}:`;
+  return [heading, ...shown.map((task) => `- ${statusReply(task)}`)].join('\n');
 }
 
 export function findingsReply(task: TaskRecord, findings: Finding[]): string {

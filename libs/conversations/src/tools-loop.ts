@@ -26,7 +26,8 @@ const TOOL_RESULT_CHARS = 6000;
 const SYSTEM =
   "You answer a user's question about their Vigil tasks (long AI-agent jobs run in the background). " +
   'Use the read tools to look at the tasks; never guess a status, a number or a finding. ' +
-  'Answer in a few plain sentences once you know.';
+  'Answer in a few plain sentences once you know. "My task" without an id is the conversation\'s latest task ' +
+  '(task_status with no id); "my tasks" are its unfinished ones, else its recent ones (list_tasks).';
 
 /**
  * The `tools` route with a router model (docs/conversations.md, "Conversations"): at most five model

@@ -13,6 +13,8 @@ export interface KindDefinition<S extends JsonSchema, Input = FromSchema<S>>
     Pick<
       TaskKind<Input>,
       | 'name'
+      | 'version'
+      | 'compatibleVersions'
       | 'instructions'
       | 'tools'
       | 'checks'

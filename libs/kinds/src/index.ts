@@ -8,6 +8,7 @@ export * from './exit-criteria/check-rules';
 export * from './exit-criteria/resolve-exit-criteria';
 export * from './kind-registry';
 export * from './kind-loader';
+export * from './kind-versions';
 export * from './kind-kit';
 export * from './bound-kind';
 export * from './kinds.module';

@@ -3,6 +3,7 @@ import type { DefinedKind } from './define-kind';
 import type { TaskKind } from './task-kind';
 import { KindModuleError, loadKindModule } from './kind-loader';
 import { validateKindInput } from './validate-input';
+import { versionProblems } from './kind-versions';
 
 export class UnknownKindError extends DomainError {
   readonly kind = 'invalid';
@@ -31,7 +32,7 @@ const isClass = (value: unknown): boolean =>
   typeof value === 'function' && typeof (value as { prototype?: unknown }).prototype === 'object';
 
 function shapeProblems(kind: LoadableKind): string[] {
-  const problems: string[] = [];
+  const problems: string[] = versionProblems(kind);
   if (kind.inputClass === undefined) {
     if (!kind.inputSchema || typeof kind.inputSchema !== 'object')
       problems.push('inputClass (a class-validator DTO) or inputSchema (a JSON Schema) is required');
@@ -150,5 +151,10 @@ export class KindRegistry {
 
   names(): string[] {
     return [...this.kinds.keys()];
+  }
+
+  /** Every kind this process knows, in registration order. */
+  all(): TaskKind[] {
+    return [...this.kinds.values()];
   }
 }

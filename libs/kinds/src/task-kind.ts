@@ -203,6 +203,13 @@ export class ToolArgumentError extends Error {
 export interface TaskKind<Input = unknown> {
   name: string;
   /**
+   * The kind's version, an integer ≥ 1 (default 1), recorded by every task created with it
+   * (docs/kinds.md, "Versions"): raise it when a parked task of the older code could not continue.
+   */
+  version?: number;
+  /** The older versions whose tasks this code can continue; a task of any other waits for a Worker that can. */
+  compatibleVersions?: number[];
+  /**
    * How `input` is validated, one of the two: a class-validator DTO (unknown fields are refused),
    * or a JSON Schema (`defineKind`'s `input`, checked with Ajv).
    */

@@ -110,6 +110,14 @@ export class RedisKeys {
     return `${this.shardBase(shard)}:idx:expiry`;
   }
 
+  /**
+   * Tasks paused because no live Worker runs their kind's version (docs/kinds.md, "Versions"):
+   * hash task id -> `<kind>@<version>`, kept by transition-task.lua.
+   */
+  kindVersionWaits(shard: number): string {
+    return `${this.shardBase(shard)}:idx:kind-version-waits`;
+  }
+
   /** Finished tasks scored by when their retention runs out and they leave Redis for the archive. */
   retentionIndex(shard: number): string {
     return `${this.shardBase(shard)}:idx:retention`;
@@ -156,6 +164,14 @@ export class RedisKeys {
   /** The last spell of a full Redis the Watchers saw, JSON `{since, until}` (docs/operations.md, "A full Redis"). */
   storeFullWindow(): string {
     return `${this.prefix}:store-full`;
+  }
+
+  /**
+   * What each live Worker runs (docs/kinds.md, "Versions"): hash Worker id -> JSON
+   * `{runs: {<kind>: [versions]}, until}`, refreshed while it lives, ignored once `until` passed.
+   */
+  workerKinds(): string {
+    return `${this.prefix}:worker-kinds`;
   }
 
   /** Worker processes that announced themselves (id -> pid, host, startedAt). */

@@ -56,6 +56,7 @@ export function encodeNewTask(id: string, task: NewTask, now: number): Record<st
     createdAt: String(now),
     updatedAt: String(now),
     codeVersion: task.codeVersion,
+    kindVersion: String(task.kindVersion ?? 1),
     sandbox: task.sandbox ? '1' : '0',
     notify: JSON.stringify(task.notify),
     agent: JSON.stringify(task.agent),
@@ -89,6 +90,8 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     conversationId: optionalString(hash.conversationId),
     parentId: optionalString(hash.parentId),
     kind: hash.kind,
+    // A task created before kinds had versions is of version 1, every kind's first.
+    kindVersion: Number(hash.kindVersion ?? 1),
     title: hash.title ?? '',
     input: json('input'),
     status: hash.status,

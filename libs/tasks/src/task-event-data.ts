@@ -72,13 +72,14 @@ export type ProgressData =
   | NoData;
 
 export interface PausedData {
-  by: 'user' | 'limit' | 'conversation';
-  reason?: 'budget' | 'global_spend_limit' | 'archived';
+  by: 'user' | 'limit' | 'conversation' | 'worker';
+  reason?: 'budget' | 'global_spend_limit' | 'archived' | 'kind_version_unavailable';
   detail?: string;
 }
 
 export interface ResumedData {
-  by?: 'user';
+  /** `worker`: a Worker that runs the task's kind version took it up (docs/kinds.md, "Versions"). */
+  by?: 'user' | 'worker';
   /** A person's answer to the task's question. */
   input?: true;
   resolution?: 'done' | 'not_done';

@@ -27,7 +27,15 @@ export interface RetryEntry {
 
 /** Why a task is paused or waiting. */
 export type StatusReason =
-  'user' | 'budget' | 'global_spend_limit' | 'human_input' | 'children' | 'unresolved_write' | 'archived';
+  | 'user'
+  | 'budget'
+  | 'global_spend_limit'
+  | 'human_input'
+  | 'children'
+  | 'unresolved_write'
+  | 'archived'
+  /** No live Worker runs the task's kind at its `kindVersion` (docs/kinds.md, "Versions"). */
+  | 'kind_version_unavailable';
 
 /** The model or tool call a Worker has in flight, as its last heartbeat reported it. */
 export interface InFlightCall {
@@ -111,6 +119,8 @@ export interface TaskRecord {
   conversationId: string | null;
   parentId: string | null;
   kind: string;
+  /** The kind's version when the task was created: only a Worker that can run it takes a slice. */
+  kindVersion: number;
   title: string;
   input: unknown;
   status: TaskStatus;
@@ -201,4 +211,6 @@ export interface NewTask {
   notify: NotifyOptions;
   agent: AgentOptions;
   codeVersion: string;
+  /** The kind's version (docs/kinds.md, "Versions"); 1 when the kind declares none. */
+  kindVersion?: number;
 }

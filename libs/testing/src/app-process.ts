@@ -66,7 +66,8 @@ export class AppProcess {
     return this.output.join('');
   }
 
-  async waitFor(pattern: RegExp, timeoutMs = 20_000): Promise<void> {
+  /** `timeoutMs` by default 20 s, or VIGIL_APP_WAIT_MS on a machine too loaded to boot an app that fast. */
+  async waitFor(pattern: RegExp, timeoutMs = Number(process.env.VIGIL_APP_WAIT_MS ?? 20_000)): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.text())) {
       if (this.child.exitCode !== null) throw new Error(`${this.name} exited early:\n${this.text()}`);

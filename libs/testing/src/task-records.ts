@@ -8,6 +8,7 @@ export function taskRecord(overrides: Partial<TaskRecord> = {}): TaskRecord {
     conversationId: null,
     parentId: null,
     kind: 'noop',
+    kindVersion: 1,
     title: 'Build the spring campaign',
     input: { steps: 40 },
     status: 'running',

@@ -116,6 +116,50 @@ describe('POST /v1/conversations/:id/messages', () => {
     expect((await task(first.body.taskId)).archived).toBe(false);
   });
 
+  it('answers "my task" with the latest task and "my tasks" with the unfinished ones, in four languages', async () => {
+    const first = await say('c-mine', 'Research the top ten ticket trackers');
+    const second = await say('c-mine', 'Compare three CRM vendors in parallel');
+    const third = await say('c-mine', 'Audit the open tickets in parallel');
+    await acme.post(`/v1/tasks/${second.body.taskId}/stop`, {});
+    // "My task" is the conversation's latest task.
+    for (const text of [
+      'is my task done yet?',
+      'où en est ma tâche',
+      '¿ya terminó mi tarea?',
+      'Ist meine Aufgabe fertig?',
+    ]) {
+      const reply = await say('c-mine', text);
+      expect(reply.body).toMatchObject({ route: 'tools', taskId: third.body.taskId });
+      expect(reply.body.reply).toContain(
+        `"Audit the open tickets in parallel" (${third.body.taskId}) is queued`,
+      );
+    }
+    for (const text of [
+      'how are my tasks going?',
+      'où en sont mes tâches ?',
+      '¿Cómo van mis tareas?',
+      'wie laufen meine Aufgaben',
+    ]) {
+      const reply = await say('c-mine', text);
+      expect(reply.body.route).toBe('tools');
+      expect(reply.body.reply).toMatch(/^2 of this conversation's tasks are not finished/);
+      expect(reply.body.reply).toContain(`(${first.body.taskId}) is queued`);
+      expect(reply.body.reply).toContain(`(${third.body.taskId}) is queued`);
+      expect(reply.body.reply).not.toContain(second.body.taskId);
+    }
+    // With none unfinished, the recent ones, each with its status.
+    await acme.post(`/v1/tasks/${first.body.taskId}/stop`, {});
+    await acme.post(`/v1/tasks/${third.body.taskId}/stop`, {});
+    const ended = await say('c-mine', 'are my tasks done');
+    expect(ended.body.reply).toMatch(/^None of this conversation's tasks is running; the latest 3:/);
+    expect(ended.body.reply).toContain(`(${second.body.taskId}) is cancelled`);
+    // Another tenant's conversation of the same id has no task of this one.
+    const foreign = await say('c-mine', 'is my task done yet?', {}, globex);
+    expect(foreign.body).toMatchObject({ route: 'tools' });
+    expect(foreign.body.taskId).toBeUndefined();
+    expect(foreign.body.reply).toMatch(/no mission yet/);
+  });
+
   it('processes a message id once: the same reply again, no second mission', async () => {
     const text = 'Collect every ticket about renewals and file a digest';
     const once = await say('c-once', text, { messageId: 'm-1' });

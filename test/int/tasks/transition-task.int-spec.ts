@@ -297,6 +297,8 @@ describe('transition-task.lua', () => {
     archive: 'paused',
     resume: 'queued',
     answer: 'queued',
+    await_kind_version: 'paused',
+    continue_on_kind_version: 'queued',
   };
   const REASONS: Partial<Record<TransitionCommand['operation'], string>> = {
     ask_person: 'human_input',
@@ -304,6 +306,7 @@ describe('transition-task.lua', () => {
     pause_for_money: 'budget',
     pause: 'user',
     archive: 'archived',
+    await_kind_version: 'kind_version_unavailable',
   };
   const operations = Object.keys(TARGETS) as TransitionCommand['operation'][];
 

@@ -71,6 +71,12 @@ const TASK: Schema = {
     conversationId: { type: 'string', nullable: true },
     parentId: { type: 'string', nullable: true },
     kind: { type: 'string', example: 'noop' },
+    kindVersion: {
+      type: 'integer',
+      example: 1,
+      description:
+        "the kind's version when the task was created: a Worker runs it only if one of its kinds can (statusReason kind_version_unavailable while none can)",
+    },
     title: { type: 'string' },
     input: { type: 'object', additionalProperties: true, description: "the kind's input, as validated" },
     status: { type: 'string', enum: [...TASK_STATUSES] },
@@ -85,6 +91,7 @@ const TASK: Schema = {
         'children',
         'unresolved_write',
         'archived',
+        'kind_version_unavailable',
         null,
       ],
       description: 'why a task is paused or waiting',

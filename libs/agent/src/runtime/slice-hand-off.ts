@@ -8,7 +8,12 @@ import type { SliceEnd, SliceResult } from './slice-session';
  * (stopped, paused, recovered), `store_full` (Redis refused a write: the slice ended after its last
  * recorded step, with no failure counted; docs/operations.md, "A full Redis").
  */
-export type SliceOutcome = SliceEnd | 'skipped' | 'aborted' | 'store_full';
+/**
+ * `kind_version_elsewhere`: another live Worker runs the task's kind version, the job goes back to
+ * the queue for it; `kind_version_waits`: none does, the task waits (docs/kinds.md, "Versions").
+ */
+export type SliceOutcome =
+  SliceEnd | 'skipped' | 'aborted' | 'store_full' | 'kind_version_elsewhere' | 'kind_version_waits';
 
 const logger = new Logger('SliceRunner');
 

@@ -65,7 +65,7 @@ export class SliceRunner {
       if (error instanceof StoreFullError) return this.storeFull(job, 'before its claim');
       throw error;
     }
-    if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
+    if (typeof claimed === 'string') return claimed;
     const span = sliceSpan(this.services, claimed.task, job);
     try {
       const outcome = await this.runClaimed(claimed, job, span);
@@ -192,7 +192,9 @@ export class SliceRunner {
    * slice: queued → running for this job's attempt. A stray job (older attempt, slice already
    * claimed) is skipped; a task at TASK_MAX_SLICES fails its attempt instead.
    */
-  private async claim(job: SliceJob): Promise<ClaimedSlice | 'skipped' | 'failed_attempt'> {
+  private async claim(
+    job: SliceJob,
+  ): Promise<ClaimedSlice | 'skipped' | 'failed_attempt' | 'kind_version_elsewhere' | 'kind_version_waits'> {
     const held = this.heldContexts.take(job.taskId);
     const loaded = await this.contexts.loadForSlice(job.taskId, held);
     const { task } = loaded;
@@ -202,6 +204,9 @@ export class SliceRunner {
         this.heldContexts.put(job.taskId, held);
       return 'skipped';
     }
+    // Only a Worker that runs the task's kind version takes the slice (docs/kinds.md, "Versions").
+    const version = (await this.services.kindVersions?.check(task, job.attempt)) ?? 'runs';
+    if (version !== 'runs') return version === 'elsewhere' ? 'kind_version_elsewhere' : 'kind_version_waits';
     // A child waiting for one of its parent's places never starts, whoever published it (a resume by hand).
     if (task.parentId && task.sliceCount === 0 && (await this.services.childTasks?.isHeld(task)))
       return 'skipped';

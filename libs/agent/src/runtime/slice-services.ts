@@ -15,6 +15,7 @@ import { PaidModelCall } from './paid-model-call';
 import { OutputClaimCheck } from './output-claim-check';
 import { RecordedStepLedger, type LedgerSlice } from './step-ledger';
 import { ToolExecutor } from './tool-executor';
+import { KindVersionGate } from '../versions/kind-version-gate';
 
 /** This Worker process's id (also its liveness connection's name). */
 export const WORKER_ID = 'WORKER_ID';
@@ -48,6 +49,8 @@ export class SliceServices {
     @Optional() @Inject(TRACING) private readonly tracer?: Tracing,
     /** The models' text as it streams, for the task's live event stream. */
     @Optional() readonly liveOutput?: LiveModelOutput,
+    /** The pick-up check of kind versions (docs/kinds.md, "Versions"); without it every version runs. */
+    @Optional() readonly kindVersions?: KindVersionGate,
   ) {}
 
   /** Traces (docs/observability.md); the no-op when the process has none. */

@@ -44,7 +44,7 @@ function summary(details: TaskDetails, staleAfterMs: number): SafeHtml {
     : '';
   return markup`<dl class="summary">
 ${item('status', statusBadge(task.status, task.statusReason))}
-${item('kind', task.kind)}
+${item('kind', `${task.kind} (version ${task.kindVersion})`)}
 ${item('tenant', task.tenantId)}
 ${item('attempt', String(task.attempt))}
 ${item('provider / model', `${task.provider ?? '—'} / ${task.model}`)}

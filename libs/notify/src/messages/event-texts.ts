@@ -59,10 +59,15 @@ export function pausedText(task: TaskRecord, data: Partial<PausedData>): string 
   if (data.reason === 'global_spend_limit') {
     return `Your task ${titleOf(task)} is paused: the spending limit shared by all tasks has been reached, so no further model calls can be paid for right now. Nothing was lost; it can be resumed (POST /v1/tasks/${task.id}/resume) once the operator raises the limit.`;
   }
+  if (data.reason === 'kind_version_unavailable') {
+    return `Your task ${titleOf(task)} is waiting: no running Worker can continue a ${task.kind} task of version ${task.kindVersion}, the version it was started with. Nothing was lost; it continues by itself once a Worker that runs that version starts.`;
+  }
   return `Your task ${titleOf(task)} was paused${byUser(data)}. Nothing runs until it is resumed (POST /v1/tasks/${task.id}/resume); completed steps are kept.`;
 }
 
 export function resumedText(task: TaskRecord, data: ResumedData): string {
+  if (data.by === 'worker')
+    return `A Worker that runs version ${task.kindVersion} of ${task.kind} has started: your task ${titleOf(task)} continues from its last completed step.`;
   return data.input === true
     ? `Your answer was received, and your task ${titleOf(task)} continues.`
     : `Your task ${titleOf(task)} was resumed${byUser(data)} and continues from its last completed step.`;

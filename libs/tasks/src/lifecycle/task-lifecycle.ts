@@ -12,6 +12,7 @@ import { PeopleMoves } from './people-moves';
 import { TRANSITION_STORE, type TransitionStore } from './transition-command';
 import { WatcherMoves } from './watcher-moves';
 import { WorkerMoves } from './worker-moves';
+import { KindVersionMoves } from './kind-version-moves';
 
 /**
  * Every way a task's status changes, one named move each (docs/ARCHITECTURE.md, "The task
@@ -24,6 +25,7 @@ export class TaskLifecycle {
   private readonly worker: WorkerMoves;
   private readonly watcher: WatcherMoves;
   private readonly people: PeopleMoves;
+  private readonly versions: KindVersionMoves;
 
   constructor(
     @Inject(TRANSITION_STORE) store: TransitionStore,
@@ -36,6 +38,7 @@ export class TaskLifecycle {
     this.worker = new WorkerMoves(deps);
     this.watcher = new WatcherMoves(deps);
     this.people = new PeopleMoves(deps);
+    this.versions = new KindVersionMoves(deps);
   }
 
   // The Worker's moves, fenced by the slice's attempt.
@@ -66,4 +69,10 @@ export class TaskLifecycle {
   archive: PeopleMoves['archive'] = (task, move) => this.people.archive(task, move);
   resume: PeopleMoves['resume'] = (task, move) => this.people.resume(task, move);
   answer: PeopleMoves['answer'] = (task, move) => this.people.answer(task, move);
+
+  // Versions (docs/kinds.md, "Versions"): a task no live Worker can run waits, and continues when one can.
+  awaitKindVersion: KindVersionMoves['awaitKindVersion'] = (task, move) =>
+    this.versions.awaitKindVersion(task, move);
+  continueOnKindVersion: KindVersionMoves['continueOnKindVersion'] = (task, move) =>
+    this.versions.continueOnKindVersion(task, move);
 }

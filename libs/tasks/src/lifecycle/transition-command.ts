@@ -45,6 +45,8 @@ export interface OperationEventData {
   archive: PausedData;
   resume: ResumedData;
   answer: ResumedData;
+  await_kind_version: PausedData;
+  continue_on_kind_version: ResumedData;
 }
 
 export type Operation = keyof OperationEventData;

@@ -144,6 +144,7 @@ export class TransitionWriter implements TransitionStore {
       children.running(parent),
       children.held(parent),
       this.keys.retentionIndex(shard),
+      this.keys.kindVersionWaits(shard),
     );
     return keys;
   }

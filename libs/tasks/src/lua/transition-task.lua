@@ -24,6 +24,7 @@
   KEYS[19]     the parent's running children (set)
   KEYS[20]     the parent's held children (list)
   KEYS[21]     retention index (finished tasks by when they leave Redis)
+  KEYS[22]     kind-version waits (hash task id -> kind@version, docs/kinds.md "Versions")
 
   ARGV[1]  task id
   ARGV[2]  target status
@@ -54,6 +55,8 @@
     await_children     waiting_on_tool (children), or queued when every child has
                        ended already: task.progress                                   awaitChildren
     pause_for_money    paused (budget | global_spend_limit): task.paused              pauseForMoney
+    await_kind_version paused (kind_version_unavailable), entered in KEYS[22]: task.paused
+                                                                        awaitKindVersion
     fail_attempt       retrying: task.progress                                        failAttempt
     recover            retrying: task.progress                                        recover
     fail_verification  retrying: task.progress                                        failVerification
@@ -69,6 +72,9 @@
     archive            paused (archived), archived = 1: task.paused                   archive
     resume             queued: task.resumed                                           resume
     answer             queued: task.resumed                                           answer
+    continue_on_kind_version
+                       queued, only from paused (kind_version_unavailable): task.resumed
+                                                                        continueOnKindVersion
   An operation sent with another target, or a statusReason it may not set, is refused
   (INVALID_OPERATION) before anything is read.
 
@@ -108,9 +114,11 @@ local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verify
   .. ' ask_person>waiting_on_human await_children>waiting_on_tool pause_for_money>paused'
   .. ' fail_attempt>retrying recover>retrying fail_verification>retrying complete>completed'
   .. ' requeue_for_retry>queued continue_after_store_full>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
-  .. ' archive>paused resume>queued answer>queued '
+  .. ' archive>paused resume>queued answer>queued'
+  .. ' await_kind_version>paused continue_on_kind_version>queued '
 local REASONS = ' ask_person:human_input ask_person:unresolved_write await_children:children'
-  .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived '
+  .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived'
+  .. ' await_kind_version:kind_version_unavailable '
 local function fits(operation, to, reason)
   if not string.find(OPERATIONS, ' ' .. operation .. '>' .. to .. ' ', 1, true) then return false end
   -- An operation that names reasons always sets one; the others never do.
@@ -158,6 +166,11 @@ if ARGV[4] ~= '' then
   if not required then return {CODE_STATUS_MISMATCH, from, attempt, '[]'} end
 end
 if not allowed(from, to) then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
+-- Only a task paused for its kind's version continues when a Worker that runs it appears.
+if operation == 'continue_on_kind_version'
+  and redis.call('HGET', KEYS[1], 'statusReason') ~= 'kind_version_unavailable' then
+  return {CODE_STATUS_MISMATCH, from, attempt, '[]'}
+end
 
 local now = ARGV[5]
 local nowMs = tonumber(now)
@@ -199,6 +212,12 @@ elseif from == 'waiting_on_human' then
   updates[#updates + 1] = ''
 end
 if to == 'paused' then redis.call('ZREM', KEYS[5], id) end
+if operation == 'await_kind_version' then
+  local version = redis.call('HMGET', KEYS[1], 'kind', 'kindVersion')
+  redis.call('HSET', KEYS[22], id, (version[1] or '') .. '@' .. (version[2] or '1'))
+elseif from == 'paused' then
+  redis.call('HDEL', KEYS[22], id)
+end
 for name, value in pairs(fields) do
   updates[#updates + 1] = name
   updates[#updates + 1] = value
@@ -251,7 +270,8 @@ redis.call('ZADD', KEYS[6 + statusIndex(to)], tonumber(stored[4]), id)
 
 local eventType
 if operation == 'requeue_for_retry' then eventType = 'task.recovered'
-elseif operation == 'resume' or operation == 'answer' then eventType = 'task.resumed'
+elseif operation == 'resume' or operation == 'answer' or operation == 'continue_on_kind_version' then
+  eventType = 'task.resumed'
 elseif to == 'queued' or to == 'waiting_on_tool' or to == 'retrying' then eventType = 'task.progress'
 elseif to == 'running' then
   if firstStart then eventType = 'task.started' else eventType = 'task.slice_started' end

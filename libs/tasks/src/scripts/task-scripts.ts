@@ -12,7 +12,7 @@ import { storeFullOf } from '../task-errors';
  */
 export const TASK_SCRIPT_KEYS = {
   'create-task': 7,
-  'transition-task': 21,
+  'transition-task': 22,
   'heartbeat-task': 4,
   'load-slice': 5,
   'record-step': 10,

@@ -9,6 +9,7 @@ import {
   SliceRunner,
   SliceServices,
   ToolExecutor,
+  type KindVersionGate,
 } from '@vigil/agent';
 import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config';
 import { CreateTaskUseCase } from '@vigil/control';
@@ -44,6 +45,8 @@ export interface RunnerOptions {
   outputs?: ObjectStore;
   /** Where the runner's spans go (memoryTracing); none when absent. */
   tracing?: Tracing;
+  /** The pick-up check of kind versions (docs/kinds.md, "Versions"); without it every version runs. */
+  kindVersions?: KindVersionGate;
 }
 
 /**
@@ -137,6 +140,8 @@ export class SliceRunnerHarness {
         options.outputs && new OutputClaimCheck(options.outputs, this.sections.storage),
         undefined,
         options.tracing,
+        undefined,
+        options.kindVersions,
       ),
     );
   }
