@@ -27,7 +27,17 @@ export interface RetryEntry {
 
 /** Why a task is paused or waiting. */
 export type StatusReason =
-  'user' | 'budget' | 'global_spend_limit' | 'human_input' | 'children' | 'unresolved_write' | 'archived';
+  | 'user'
+  | 'budget'
+  | 'global_spend_limit'
+  | 'human_input'
+  | 'children'
+  | 'unresolved_write'
+  | 'archived'
+  | TenantLimitReason;
+
+/** The tenant's limits from the catalog: its day's money spent, or all its running places taken. */
+export type TenantLimitReason = 'tenant_daily_budget' | 'tenant_max_running';
 
 /** The model or tool call a Worker has in flight, as its last heartbeat reported it. */
 export interface InFlightCall {

@@ -85,9 +85,12 @@ const TASK: Schema = {
         'children',
         'unresolved_write',
         'archived',
+        'tenant_daily_budget',
+        'tenant_max_running',
         null,
       ],
-      description: 'why a task is paused or waiting',
+      description:
+        'why a task is paused or waiting (queued with tenant_max_running: all its tenant\'s running places are taken)',
     },
     attempt: {
       type: 'integer',

@@ -55,7 +55,7 @@ export class SliceServices {
     return this.tracer ?? NOOP_TRACING;
   }
 
-  /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */
+  /** The slice's model calls, paid from the task's budget at this attempt, the global cap and the tenant's day. */
   paidModelCall(
     task: TaskRecord,
     attempt: number,
@@ -67,6 +67,7 @@ export class SliceServices {
       id: task.id,
       attempt,
       budgetUsd: task.budgetUsd,
+      tenantId: task.tenantId,
     });
     const trace = span && this.tracing.enabled ? { tracing: this.tracing, parent: span } : undefined;
     const live = this.liveOutput?.forSlice(task.id, attempt);

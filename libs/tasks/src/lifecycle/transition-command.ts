@@ -5,6 +5,7 @@ import type {
   AttemptFailed,
   CancelledData,
   ChildrenWait,
+  TenantSlotWait,
   NoData,
   PausedData,
   ResumedData,
@@ -45,6 +46,7 @@ export interface OperationEventData {
   archive: PausedData;
   resume: ResumedData;
   answer: ResumedData;
+  wait_for_tenant_slot: TenantSlotWait;
 }
 
 export type Operation = keyof OperationEventData;
