@@ -10,7 +10,11 @@ import { Counter, Registry } from 'prom-client';
  * One processor per shard's slice queue. `maxStalledCount: 0`: a stalled slice job is failed, never
  * re-queued, because the Watcher alone recovers tasks (docs/ARCHITECTURE.md, invariant 3).
  */
-export function sliceProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
+export function sliceProcessorFor(
+  queueName: string,
+  concurrency: number,
+  tenantSlotRetryMs: number,
+): Type<WorkerHost> {
   @Processor(queueName, { concurrency, maxStalledCount: 0, lockDuration: 60_000 })
   class SliceProcessor extends WorkerHost implements OnModuleDestroy {
     private readonly logger = new Logger(`SliceProcessor:${queueName}`);
@@ -63,6 +67,12 @@ export function sliceProcessorFor(queueName: string, concurrency: number): Type<
       }
       const outcome = await this.runner.run(job.data);
       this.slices.inc({ outcome });
+      if (outcome === 'parked' && token) {
+        // Its tenant's places are all taken: the job waits delayed, woken when a place is given
+        // back (or asks again after TENANT_SLOT_RETRY_MS), and this Worker takes the next job.
+        await job.moveToDelayed(Date.now() + tenantSlotRetryMs, token);
+        throw new DelayedError();
+      }
       this.logger.debug(
         `task ${job.data.taskId} attempt ${job.data.attempt} slice ${job.data.slice}: ${outcome}`,
       );

@@ -297,6 +297,7 @@ describe('transition-task.lua', () => {
     archive: 'paused',
     resume: 'queued',
     answer: 'queued',
+    wait_for_tenant_slot: 'queued',
   };
   const REASONS: Partial<Record<TransitionCommand['operation'], string>> = {
     ask_person: 'human_input',
@@ -304,6 +305,7 @@ describe('transition-task.lua', () => {
     pause_for_money: 'budget',
     pause: 'user',
     archive: 'archived',
+    wait_for_tenant_slot: 'tenant_max_running',
   };
   const operations = Object.keys(TARGETS) as TransitionCommand['operation'][];
 

@@ -6,9 +6,10 @@ import type { SliceEnd, SliceResult } from './slice-session';
 /**
  * How a slice ended for its Worker: a slice end, or `skipped` (not this job's to run), `aborted`
  * (stopped, paused, recovered), `store_full` (Redis refused a write: the slice ended after its last
- * recorded step, with no failure counted; docs/operations.md, "A full Redis").
+ * recorded step, with no failure counted; docs/operations.md, "A full Redis"), `parked` (all its
+ * tenant's running places are taken: the job waits its turn; docs/operations.md, "Tenant limits").
  */
-export type SliceOutcome = SliceEnd | 'skipped' | 'aborted' | 'store_full';
+export type SliceOutcome = SliceEnd | 'skipped' | 'aborted' | 'store_full' | 'parked';
 
 const logger = new Logger('SliceRunner');
 

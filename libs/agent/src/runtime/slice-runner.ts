@@ -65,10 +65,12 @@ export class SliceRunner {
       if (error instanceof StoreFullError) return this.storeFull(job, 'before its claim');
       throw error;
     }
-    if (claimed === 'skipped' || claimed === 'failed_attempt') return claimed;
+    if (claimed === 'skipped' || claimed === 'failed_attempt' || claimed === 'parked') return claimed;
     const span = sliceSpan(this.services, claimed.task, job);
+    const release = this.services.tenantSlots?.hold(claimed.task);
+    let outcome: SliceOutcome | undefined;
     try {
-      const outcome = await this.runClaimed(claimed, job, span);
+      outcome = await this.runClaimed(claimed, job, span);
       span.set({ [VIGIL.sliceOutcome]: outcome });
       return outcome;
     } catch (error) {
@@ -76,6 +78,9 @@ export class SliceRunner {
       throw error;
     } finally {
       span.end();
+      release?.();
+      // The next slice keeps the tenant's place; a full Redis would refuse the release (the lease lapses).
+      if (outcome !== 'next_slice' && outcome !== 'store_full') await this.services.tenantSlots?.leave(claimed.task);
     }
   }
 
@@ -192,7 +197,7 @@ export class SliceRunner {
    * slice: queued → running for this job's attempt. A stray job (older attempt, slice already
    * claimed) is skipped; a task at TASK_MAX_SLICES fails its attempt instead.
    */
-  private async claim(job: SliceJob): Promise<ClaimedSlice | 'skipped' | 'failed_attempt'> {
+  private async claim(job: SliceJob): Promise<ClaimedSlice | 'skipped' | 'failed_attempt' | 'parked'> {
     const held = this.heldContexts.take(job.taskId);
     const loaded = await this.contexts.loadForSlice(job.taskId, held);
     const { task } = loaded;
@@ -209,6 +214,10 @@ export class SliceRunner {
       const detail = `TASK_MAX_SLICES (${this.services.config.taskMaxSlices}) reached`;
       await failAttempt(this.lifecycle, task, job.attempt, 'limit', detail, 'claim');
       return 'failed_attempt';
+    }
+    if ((await this.services.tenantSlots?.enter(task, job)) === 'park') {
+      if (held && loaded.source === 'held') this.heldContexts.put(job.taskId, held);
+      return 'parked';
     }
     try {
       await this.lifecycle.claimSlice(task, {

@@ -14,6 +14,7 @@ import { ModelSpend } from './model-spend';
 import { PaidModelCall } from './paid-model-call';
 import { OutputClaimCheck } from './output-claim-check';
 import { RecordedStepLedger, type LedgerSlice } from './step-ledger';
+import { TenantSlotGate } from './tenant-slot.gate';
 import { ToolExecutor } from './tool-executor';
 
 /** This Worker process's id (also its liveness connection's name). */
@@ -48,6 +49,8 @@ export class SliceServices {
     @Optional() @Inject(TRACING) private readonly tracer?: Tracing,
     /** The models' text as it streams, for the task's live event stream. */
     @Optional() readonly liveOutput?: LiveModelOutput,
+    /** The tenants' running places (catalog `maxRunning`); without it no tenant is limited. */
+    @Optional() readonly tenantSlots?: TenantSlotGate,
   ) {}
 
   /** Traces (docs/observability.md); the no-op when the process has none. */

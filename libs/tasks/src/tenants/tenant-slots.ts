@@ -64,6 +64,14 @@ export class TenantSlots {
     return parked;
   }
 
+  /**
+   * Extends a place the task still holds (never takes one: a lapsed place stays lapsed, and the
+   * task claims again at its next slice).
+   */
+  async renew(tenantId: string, taskId: string, leaseMs: number, now = Date.now()): Promise<void> {
+    await this.redis.zadd(this.keys.tenantSlots(tenantId).running, 'XX', now + leaseMs, taskId);
+  }
+
   /** The tasks holding one of the tenant's places now (lapsed leases left out). */
   async running(tenantId: string, now = Date.now()): Promise<string[]> {
     return this.redis.zrangebyscore(this.keys.tenantSlots(tenantId).running, `(${now}`, '+inf');
