@@ -19,6 +19,7 @@ export * from './runtime/tool-executor';
 export * from './runtime/output-claim-check';
 export * from './runtime/worker-liveness';
 export * from './runtime/global-spend.gate';
+export * from './runtime/tenant-slot.gate';
 export * from './runtime/active-slices';
 export * from './agent.module';
 export * from './runtime/call-watchdog';

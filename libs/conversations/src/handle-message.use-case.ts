@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { GlobalSpendGate } from '@vigil/agent';
 import {
   CreateTaskDto,
   CreateTaskUseCase,
@@ -25,6 +26,7 @@ import type { Intent, Route } from './message-classifier';
 import { MESSAGE_ROUTER, type MessageRouter, type RoutedMessage } from './model-router';
 import { findingsReply, listReply, noDefaultsReply, OFFLINE_ANSWER, statusReply } from './task-answers';
 import type { ReadTool, ToolsLoop } from './tools-loop';
+import { TenantRouterSpend } from './router-spend';
 
 /** Nest token of the `tools` route's model loop (null without a router model). */
 export const TOOLS_LOOP = Symbol('TOOLS_LOOP');
@@ -65,6 +67,8 @@ export class HandleMessageUseCase {
     @Inject(MESSAGE_ROUTER) private readonly router: MessageRouter,
     @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
     @Inject(TOOLS_LOOP) private readonly loop: ToolsLoop | null,
+    /** Pays router and tools-loop model calls from the tenant's day and the global cap. */
+    @Optional() private readonly spendGate?: GlobalSpendGate,
   ) {}
 
   async execute(
@@ -108,7 +112,8 @@ export class HandleMessageUseCase {
     active?: boolean;
   }> {
     if (message.task) return this.startMission(tenantId, conversationId, message, null, { ...message.task });
-    const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS));
+    const spend = this.spendGate ? new TenantRouterSpend(this.spendGate, tenantId) : undefined;
+    const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS), spend);
     const target = await this.targetTask(tenantId, conversationId, routed.taskId);
     const entry = (route: Route, intent: Intent, text: string, taskId?: string) => ({
       reply: { entry: { route, intent, text, decidedBy: routed.decidedBy, ...(taskId ? { taskId } : {}) } },
@@ -136,6 +141,7 @@ export class HandleMessageUseCase {
           message.text,
           this.readTools(tenantId, conversationId, target),
           AbortSignal.timeout(LOOP_DEADLINE_MS),
+          spend,
         )
         .catch((error: unknown) => {
           this.logger.warn(

@@ -292,6 +292,24 @@ export const API_SCHEMAS: Record<string, Schema> = {
       taskId: { type: 'string', description: 'the task started for a mission' },
     },
   },
+  TenantSpend: {
+    type: 'object',
+    required: ['tenantId', 'day', 'spentUsd', 'exhausted'],
+    properties: {
+      tenantId: { type: 'string' },
+      day: { type: 'string', example: '2026-12-02', description: 'the UTC day counted' },
+      spentUsd: {
+        type: 'number',
+        description:
+          "what the tenant's model calls (its tasks', the router's and the tools loop's) spent or hold reserved today; counted while a limit applies (the tenant's daily budget or the global cap)",
+      },
+      dailyBudgetUsd: { type: 'number', description: "the catalog's tenants.<id>.dailyBudgetUsd; absent: none" },
+      exhausted: {
+        type: 'boolean',
+        description: 'the day’s budget is used up: tasks paused with tenant_daily_budget stay paused until tomorrow (UTC)',
+      },
+    },
+  },
 };
 
 export const schemaRef = ref;

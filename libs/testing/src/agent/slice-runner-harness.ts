@@ -8,9 +8,10 @@ import {
   SliceContextCache,
   SliceRunner,
   SliceServices,
+  TenantSlotGate,
   ToolExecutor,
 } from '@vigil/agent';
-import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config';
+import { sectionsOf, type ConfigSections, type ToolCatalog, type VigilConfig } from '@vigil/config';
 import { CreateTaskUseCase } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
 import type { ObjectStore } from '@vigil/object-store';
@@ -24,6 +25,7 @@ import {
   StepRecorder,
   TaskContextStore,
   TaskRepository,
+  TenantSlots,
   WriteJournal,
   type TaskLifecycle,
 } from '@vigil/tasks';
@@ -44,6 +46,8 @@ export interface RunnerOptions {
   outputs?: ObjectStore;
   /** Where the runner's spans go (memoryTracing); none when absent. */
   tracing?: Tracing;
+  /** Tenants of a catalog whose `maxRunning` the runner holds to (docs/operations.md, "Tenant limits"). */
+  tenants?: ToolCatalog['tenants'];
 }
 
 /**
@@ -137,7 +141,22 @@ export class SliceRunnerHarness {
         options.outputs && new OutputClaimCheck(options.outputs, this.sections.storage),
         undefined,
         options.tracing,
+        undefined,
+        options.tenants && this.tenantSlotGate(options.tenants),
       ),
+    );
+  }
+
+  private tenantSlotGate(tenants: ToolCatalog['tenants']): TenantSlotGate {
+    const { ctx, config } = this;
+    const toolCatalog: ToolCatalog = { path: 'tools.json', mcpServers: {}, httpTools: {}, tenants, variables: [] };
+    return new TenantSlotGate(
+      new TenantSlots(ctx.redis, ctx.keys),
+      this.lifecycle,
+      this.slices,
+      { toolCatalog },
+      config,
+      config,
     );
   }
 
