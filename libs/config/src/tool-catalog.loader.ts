@@ -73,9 +73,15 @@ function readTenant(
 ): TenantToolsEntry {
   const entry = `tenants.${tenantId}`;
   if (!TENANT_ID.test(tenantId)) reader.fail(entry, 'a tenant id may use only A-Z a-z 0-9 _ - (1 to 64)');
-  const json = reader.object(value, entry, ['allow', 'conversationDefaults', 'retention', ...TENANT_LIMIT_FIELDS]);
+  const json = reader.object(value, entry, [
+    'allow',
+    'conversationDefaults',
+    'retention',
+    ...TENANT_LIMIT_FIELDS,
+  ]);
   // A tenant named only for its retention or its limits may use no tool from outside.
-  const onlySettings = json.retention !== undefined || TENANT_LIMIT_FIELDS.some((field) => json[field] !== undefined);
+  const onlySettings =
+    json.retention !== undefined || TENANT_LIMIT_FIELDS.some((field) => json[field] !== undefined);
   const allow = json.allow === undefined && onlySettings ? [] : reader.strings(json, 'allow', entry);
   if (!allow) reader.fail(entry, '"allow" must be an array of strings');
   for (const name of allow) {
@@ -112,7 +118,10 @@ function readTenantLimits(
     reader.fail(`${entry}.dailyBudgetUsd`, 'must be a positive number of USD');
   if (
     maxRunning !== undefined &&
-    (typeof maxRunning !== 'number' || !Number.isInteger(maxRunning) || maxRunning < 1 || maxRunning > 100_000)
+    (typeof maxRunning !== 'number' ||
+      !Number.isInteger(maxRunning) ||
+      maxRunning < 1 ||
+      maxRunning > 100_000)
   )
     reader.fail(`${entry}.maxRunning`, 'must be a whole number from 1 to 100000');
   return {

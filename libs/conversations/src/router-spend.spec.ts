@@ -13,7 +13,12 @@ async function claudeFake(): Promise<{ url: string; requests: number; server: Lo
       role: 'assistant',
       model: 'claude-haiku-4-5',
       content: [
-        { type: 'tool_use', id: 'toolu_1', name: 'route_message', input: { route: 'tools', intent: 'status', alongside: false } },
+        {
+          type: 'tool_use',
+          id: 'toolu_1',
+          name: 'route_message',
+          input: { route: 'tools', intent: 'status', alongside: false },
+        },
       ],
       stop_reason: 'tool_use',
       usage: { input_tokens: 1000, output_tokens: 100 },

@@ -41,7 +41,12 @@ export class ToolsLoop {
   constructor(private readonly provider: ModelProvider) {}
 
   /** Each model call is paid by `spend` (the tenant's day and the global cap) when given. */
-  async answer(question: string, tools: ReadTool[], signal: AbortSignal, spend?: RouterSpend): Promise<LoopAnswer> {
+  async answer(
+    question: string,
+    tools: ReadTool[],
+    signal: AbortSignal,
+    spend?: RouterSpend,
+  ): Promise<LoopAnswer> {
     const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
     const messages: ChatMessage[] = [{ role: 'user', content: question }];
     const reads: string[] = [];
@@ -49,7 +54,13 @@ export class ToolsLoop {
       // The last call gets no tools: it must answer with what it has read.
       const last = step === MAX_LOOP_STEPS - 1;
       const reply = await this.generate(
-        { system: SYSTEM, messages, tools: last ? [] : tools.map((tool) => tool.spec), signal, maxTokens: 1024 },
+        {
+          system: SYSTEM,
+          messages,
+          tools: last ? [] : tools.map((tool) => tool.spec),
+          signal,
+          maxTokens: 1024,
+        },
         spend,
       );
       if (reply.toolCalls.length === 0) return { text: reply.text.trim() || '(no answer)', reads };
@@ -74,10 +85,15 @@ export class ToolsLoop {
 
   private generate(request: GenerateRequest, spend?: RouterSpend): Promise<GenerateResult> {
     if (!spend) return this.provider.generate(request);
-    return spend.pay(this.provider.modelId, promptTokenBound(request), request.maxTokens ?? 1024, async () => {
-      const reply = await this.provider.generate(request);
-      return { value: reply, usage: reply.usage };
-    });
+    return spend.pay(
+      this.provider.modelId,
+      promptTokenBound(request),
+      request.maxTokens ?? 1024,
+      async () => {
+        const reply = await this.provider.generate(request);
+        return { value: reply, usage: reply.usage };
+      },
+    );
   }
 }
 

@@ -70,7 +70,10 @@ describe('tenants: maxRunning', () => {
     // Two slices of 2 steps of 1.5 s each: a slice takes 3 s or more.
     const bulk = await createMany(bulkApi, 200, { kind: 'noop', input: { steps: 4, stepMs: 1500 } });
     const bulkSlices = async () =>
-      (await Promise.all(bulk.map((id) => stack.tasks.get(id)))).reduce((sum, t) => sum + (t?.sliceCount ?? 0), 0);
+      (await Promise.all(bulk.map((id) => stack.tasks.get(id)))).reduce(
+        (sum, t) => sum + (t?.sliceCount ?? 0),
+        0,
+      );
     const slicesBeforeSmall = await bulkSlices();
     const small = await createMany(smallApi, 5, { kind: 'noop', input: { steps: 2, stepMs: 50 } });
     let bulkSlicesWhileSmallStarted: number | undefined;
@@ -161,12 +164,14 @@ describe('tenants: dailyBudgetUsd', () => {
         ),
       );
     }
-    for (const task of paused) expect(task).toMatchObject({ statusReason: 'tenant_daily_budget', retryCount: 0 });
+    for (const task of paused)
+      expect(task).toMatchObject({ statusReason: 'tenant_daily_budget', retryCount: 0 });
     // Spend (settled and reserved) never passed the budget, and the pause came only near it.
     const spent = Number(await ctx.redis.get(dayKey));
     expect(spent).toBeLessThanOrEqual(BUDGET);
     expect(paused.reduce((sum, task) => sum + task.completedUnits!, 0)).toBeGreaterThan(0);
-    for (const id of payingIds) await stack.waitForTask(id, (t) => t.status === 'completed', 60_000, 'completion');
+    for (const id of payingIds)
+      await stack.waitForTask(id, (t) => t.status === 'completed', 60_000, 'completion');
 
     // Resuming while the day's budget is spent is refused, saying when it can be resumed.
     const refused = await capped.post(`/v1/tasks/${cappedIds[0]}/resume`, {});

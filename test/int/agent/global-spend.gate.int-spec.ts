@@ -44,7 +44,11 @@ describe('GlobalSpendGate', () => {
     try {
       const ledger = new SpendLedger(unlimited.redis, unlimited.keys);
       const run = jest.spyOn(ledger, 'reserveShared');
-      const free = new GlobalSpendGate(ledger, unlimited.config, catalogWith({ other: { allow: [], dailyBudgetUsd: 1 } }));
+      const free = new GlobalSpendGate(
+        ledger,
+        unlimited.config,
+        catalogWith({ other: { allow: [], dailyBudgetUsd: 1 } }),
+      );
       const hold = await free.reserve(5, 'acme');
       await free.settle(hold, 5, 0.25);
       expect(run).not.toHaveBeenCalled();
@@ -57,7 +61,10 @@ describe('GlobalSpendGate', () => {
 
 describe('GlobalSpendGate: a tenant’s daily budget', () => {
   const ctx = new RedisTestContext('tenant-spend', { GLOBAL_SPEND_LIMIT_USD: '' });
-  const catalog = catalogWith({ capped: { allow: [], dailyBudgetUsd: 1 }, other: { allow: [], dailyBudgetUsd: 50 } });
+  const catalog = catalogWith({
+    capped: { allow: [], dailyBudgetUsd: 1 },
+    other: { allow: [], dailyBudgetUsd: 50 },
+  });
   const ledger = new SpendLedger(ctx.redis, ctx.keys);
   const gate = new GlobalSpendGate(ledger, ctx.config, catalog);
   const now = Date.UTC(2026, 11, 2, 23, 59, 0);
@@ -66,7 +73,9 @@ describe('GlobalSpendGate: a tenant’s daily budget', () => {
   it('never lets concurrent reservations of many workers pass the tenant’s budget', async () => {
     const connections = Array.from({ length: 10 }, () => ctx.redis.duplicate());
     try {
-      const gates = connections.map((c) => new GlobalSpendGate(new SpendLedger(c, ctx.keys), ctx.config, catalog));
+      const gates = connections.map(
+        (c) => new GlobalSpendGate(new SpendLedger(c, ctx.keys), ctx.config, catalog),
+      );
       const results = await Promise.allSettled(
         gates.flatMap((g) => Array.from({ length: 10 }, () => g.reserve(0.07, 'capped', now))),
       );

@@ -9,7 +9,8 @@ describe('SliceRunner and a tenant’s running places', () => {
     tenants: { one: { allow: [], maxRunning: 1 } },
   });
   const slots = new TenantSlots(ctx.redis, ctx.keys);
-  const slice = (taskId: string, n: number) => runner.run({ taskId, attempt: 1, slice: n, reason: 'next_slice' });
+  const slice = (taskId: string, n: number) =>
+    runner.run({ taskId, attempt: 1, slice: n, reason: 'next_slice' });
   afterAll(() => ctx.close());
 
   it('parks a second task while the first holds the place through its slices, and runs it once the first is done', async () => {
@@ -37,7 +38,11 @@ describe('SliceRunner and a tenant’s running places', () => {
     expect(await slice('first', 3)).toBe('verifying');
     expect(await slots.running('one')).toEqual([]);
     expect(await slice('second', 1)).toBe('next_slice');
-    expect(await harness.tasks.get('second')).toMatchObject({ status: 'queued', statusReason: null, sliceCount: 1 });
+    expect(await harness.tasks.get('second')).toMatchObject({
+      status: 'queued',
+      statusReason: null,
+      sliceCount: 1,
+    });
     expect(await slots.running('one')).toEqual(['second']);
   });
 });

@@ -28,11 +28,20 @@ describe('tenant running places (claim-tenant-slot.lua, release-tenant-slot.lua)
 
   it('keeps a holder’s place on its next claim, and gives a freed place to the first task that asked', async () => {
     expect(await slots.claim('fifo', slice('a'), 1, LEASE, 1_000)).toEqual({ granted: true, running: 1 });
-    expect(await slots.claim('fifo', slice('b'), 1, LEASE, 1_100)).toMatchObject({ granted: false, firstWait: true });
-    expect(await slots.claim('fifo', slice('c'), 1, LEASE, 1_200)).toMatchObject({ granted: false, firstWait: true });
+    expect(await slots.claim('fifo', slice('b'), 1, LEASE, 1_100)).toMatchObject({
+      granted: false,
+      firstWait: true,
+    });
+    expect(await slots.claim('fifo', slice('c'), 1, LEASE, 1_200)).toMatchObject({
+      granted: false,
+      firstWait: true,
+    });
     // The holder's next slice keeps its place; a second refusal is not a first wait.
     expect(await slots.claim('fifo', slice('a'), 1, LEASE, 1_300)).toMatchObject({ granted: true });
-    expect(await slots.claim('fifo', slice('c'), 1, LEASE, 1_400)).toMatchObject({ granted: false, firstWait: false });
+    expect(await slots.claim('fifo', slice('c'), 1, LEASE, 1_400)).toMatchObject({
+      granted: false,
+      firstWait: false,
+    });
     // Released: the place goes to b (first asked), named so its parked job can be woken.
     expect(await slots.release('fifo', 'a', 1, 1_500)).toEqual([slice('b')]);
     // c asks before b comes back: it is refused, the place is b's turn.

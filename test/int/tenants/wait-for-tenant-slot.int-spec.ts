@@ -16,7 +16,12 @@ const wait = (now: number): TransitionCommand => ({
 describe('transition-task.lua: wait_for_tenant_slot', () => {
   const ctx = new RedisTestContext('tenant-wait');
   const repo = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
-  const writer = new TransitionWriter(ctx.redis, ctx.keys, ctx.config, new RetentionPolicy(ctx.config, ctx.config));
+  const writer = new TransitionWriter(
+    ctx.redis,
+    ctx.keys,
+    ctx.config,
+    new RetentionPolicy(ctx.config, ctx.config),
+  );
   afterAll(() => ctx.close());
 
   it('keeps the task queued with its reason, stops its active clock, and a claim starts it again', async () => {
@@ -27,12 +32,16 @@ describe('transition-task.lua: wait_for_tenant_slot', () => {
     // Out of the expiry index: a long wait for a place never fails the task by TASK_MAX_DURATION_MS.
     expect(await ctx.redis.zscore(ctx.keys.expiryIndex(0), task.id)).toBeNull();
     // Still due for the Watcher's pick-up check, which finds its parked job.
-    expect(Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id))).toBe(5_000 + ctx.config.staleAfterMs);
+    expect(Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id))).toBe(
+      5_000 + ctx.config.staleAfterMs,
+    );
     const events = await ctx.redis.xrange(ctx.keys.events(0), '-', '+');
-    expect(events.map(([, fields]) => fields).filter((f) => f[3] === task.id).map((f) => f[1])).toEqual([
-      'task.created',
-      'task.progress',
-    ]);
+    expect(
+      events
+        .map(([, fields]) => fields)
+        .filter((f) => f[3] === task.id)
+        .map((f) => f[1]),
+    ).toEqual(['task.created', 'task.progress']);
     // An hour waiting adds nothing to the clock; the claim restarts it and clears the reason.
     await writer.apply(task, {
       operation: 'claim_slice',
@@ -52,8 +61,8 @@ describe('transition-task.lua: wait_for_tenant_slot', () => {
   it('is refused from any status but queued', async () => {
     const { task } = await repo.create('w2', newNoopTask());
     await ctx.redis.hset(ctx.keys.task(task.id), 'status', 'running');
-    await expect(writer.apply(task, { ...wait(2_000), from: [] } as TransitionCommand)).rejects.toBeInstanceOf(
-      IllegalTransitionError,
-    );
+    await expect(
+      writer.apply(task, { ...wait(2_000), from: [] } as TransitionCommand),
+    ).rejects.toBeInstanceOf(IllegalTransitionError);
   });
 });

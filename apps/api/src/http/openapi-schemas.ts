@@ -90,7 +90,7 @@ const TASK: Schema = {
         null,
       ],
       description:
-        'why a task is paused or waiting (queued with tenant_max_running: all its tenant\'s running places are taken)',
+        "why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken)",
     },
     attempt: {
       type: 'integer',
@@ -303,10 +303,14 @@ export const API_SCHEMAS: Record<string, Schema> = {
         description:
           "what the tenant's model calls (its tasks', the router's and the tools loop's) spent or hold reserved today; counted while a limit applies (the tenant's daily budget or the global cap)",
       },
-      dailyBudgetUsd: { type: 'number', description: "the catalog's tenants.<id>.dailyBudgetUsd; absent: none" },
+      dailyBudgetUsd: {
+        type: 'number',
+        description: "the catalog's tenants.<id>.dailyBudgetUsd; absent: none",
+      },
       exhausted: {
         type: 'boolean',
-        description: 'the day’s budget is used up: tasks paused with tenant_daily_budget stay paused until tomorrow (UTC)',
+        description:
+          'the day’s budget is used up: tasks paused with tenant_daily_budget stay paused until tomorrow (UTC)',
       },
     },
   },

@@ -1,5 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
-import { LIMITS_CONFIG, type LimitsConfig, tenantLimitsOf, TOOLS_CONFIG, type ToolsConfig } from '@vigil/config';
+import {
+  LIMITS_CONFIG,
+  type LimitsConfig,
+  tenantLimitsOf,
+  TOOLS_CONFIG,
+  type ToolsConfig,
+} from '@vigil/config';
 import { SpendLedger, utcDay } from '@vigil/tasks';
 
 /** The gateway limit was reached: like HTTP 429 from the gateway, and never retried. */

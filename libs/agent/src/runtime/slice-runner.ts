@@ -80,7 +80,8 @@ export class SliceRunner {
       span.end();
       release?.();
       // The next slice keeps the tenant's place; a full Redis would refuse the release (the lease lapses).
-      if (outcome !== 'next_slice' && outcome !== 'store_full') await this.services.tenantSlots?.leave(claimed.task);
+      if (outcome !== 'next_slice' && outcome !== 'store_full')
+        await this.services.tenantSlots?.leave(claimed.task);
     }
   }
 

@@ -34,7 +34,10 @@ export class TenantSlotGate {
   ) {
     // A place outlives its holder by what the Watcher allows a silent Worker: a dead one frees it.
     // A queued task asks again every retry at the latest; two missed asks and its turn is gone.
-    this.lease = { leaseMs: clocks.staleAfterMs, staleMs: clocks.staleAfterMs + 2 * limits.tenantSlotRetryMs };
+    this.lease = {
+      leaseMs: clocks.staleAfterMs,
+      staleMs: clocks.staleAfterMs + 2 * limits.tenantSlotRetryMs,
+    };
   }
 
   private maxRunningOf(task: Pick<TaskRecord, 'tenantId'>): number | undefined {
@@ -63,11 +66,16 @@ export class TenantSlotGate {
    */
   hold(task: TaskRecord): () => void {
     if (this.maxRunningOf(task) === undefined) return () => undefined;
-    const timer = setInterval(() => {
-      this.slots
-        .renew(task.tenantId, task.id, this.lease.leaseMs)
-        .catch((error: unknown) => this.logger.warn(`task ${task.id}: running place not renewed: ${String(error)}`));
-    }, Math.max(10, Math.floor(this.lease.leaseMs / 3)));
+    const timer = setInterval(
+      () => {
+        this.slots
+          .renew(task.tenantId, task.id, this.lease.leaseMs)
+          .catch((error: unknown) =>
+            this.logger.warn(`task ${task.id}: running place not renewed: ${String(error)}`),
+          );
+      },
+      Math.max(10, Math.floor(this.lease.leaseMs / 3)),
+    );
     timer.unref();
     return () => clearInterval(timer);
   }

@@ -149,7 +149,10 @@ export class WorkerMoves {
    * limits"): the task stays queued, says why, and its active clock stops until a slice claims it.
    * Its pick-up deadline moves on (STALE_AFTER_MS): the Watcher then finds its parked job waiting.
    */
-  waitForTenantSlot(task: TransitionTarget, move: SliceMove & { maxRunning: number }): Promise<TransitionResult> {
+  waitForTenantSlot(
+    task: TransitionTarget,
+    move: SliceMove & { maxRunning: number },
+  ): Promise<TransitionResult> {
     return this.deps.store.apply(task, {
       operation: 'wait_for_tenant_slot',
       to: 'queued',

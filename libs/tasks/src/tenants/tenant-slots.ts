@@ -5,7 +5,8 @@ import { ScriptCode } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
 
 /** A claim on one of a tenant's running places: the place is the task's, or the task queues for one. */
-export type SlotClaim = { granted: true; running: number } | { granted: false; running: number; firstWait: boolean };
+export type SlotClaim =
+  { granted: true; running: number } | { granted: false; running: number; firstWait: boolean };
 
 /** A slice job parked for a place, due again now that one is free. */
 export interface ParkedSlice {
@@ -52,7 +53,12 @@ export class TenantSlots {
   }
 
   /** Gives the task's place back; answers the parked slices that may take the places now free. */
-  async release(tenantId: string, taskId: string, maxRunning: number, now = Date.now()): Promise<ParkedSlice[]> {
+  async release(
+    tenantId: string,
+    taskId: string,
+    maxRunning: number,
+    now = Date.now(),
+  ): Promise<ParkedSlice[]> {
     const slots = this.keys.tenantSlots(tenantId);
     const [, flat] = await this.scripts.run<[number, string[]]>(
       'release-tenant-slot',

@@ -149,7 +149,13 @@ export class SliceRunnerHarness {
 
   private tenantSlotGate(tenants: ToolCatalog['tenants']): TenantSlotGate {
     const { ctx, config } = this;
-    const toolCatalog: ToolCatalog = { path: 'tools.json', mcpServers: {}, httpTools: {}, tenants, variables: [] };
+    const toolCatalog: ToolCatalog = {
+      path: 'tools.json',
+      mcpServers: {},
+      httpTools: {},
+      tenants,
+      variables: [],
+    };
     return new TenantSlotGate(
       new TenantSlots(ctx.redis, ctx.keys),
       this.lifecycle,
