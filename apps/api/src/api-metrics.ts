@@ -6,7 +6,7 @@ import { ADMIN_CONFIG, AdminConfig } from '@vigil/config';
 import { METRICS_REGISTRY } from '@vigil/platform';
 import { TURN_QUEUES } from '@vigil/queue';
 import { crossSlotPipeline, REDIS, RedisKeys } from '@vigil/redis';
-import { TASK_STATUSES, TaskRepository, TERMINAL_STATUSES } from '@vigil/tasks';
+import { TASK_STATUSES, TaskRepository, TenantSpend, TERMINAL_STATUSES } from '@vigil/tasks';
 
 /** Members of one active status index read per scrape to label active tasks by kind. */
 export const MAX_KIND_SAMPLE = 5_000;
@@ -26,6 +26,7 @@ const ACTIVE_STATUSES = TASK_STATUSES.filter((status) => !TERMINAL_STATUSES.incl
  * - `vigil_turn_queue_jobs{shard, state}`: each shard's slice queue (BullMQ getJobCounts);
  * - `vigil_tasks_waiting_for_version{kind, version}`: tasks no live Worker runs, from each shard's
  *   kind-version waits (docs/kinds.md, "Versions").
+ * - `vigil_tenant_spend_usd{tenant}`: each tenant's model spend of the current UTC day (one GET each).
  */
 @Injectable()
 export class ApiMetrics implements OnModuleInit {
@@ -38,6 +39,7 @@ export class ApiMetrics implements OnModuleInit {
     @Inject(REDIS) private readonly redis: Redis,
     private readonly keys: RedisKeys,
     private readonly tasks: TaskRepository,
+    private readonly tenantSpend: TenantSpend,
   ) {}
 
   onModuleInit(): void {
@@ -73,6 +75,15 @@ export class ApiMetrics implements OnModuleInit {
           const [kind, status] = label.split('\n');
           return [{ kind, status }, count] as Sample;
         }),
+    );
+    this.gauge(
+      'vigil_tenant_spend_usd',
+      "Each tenant's model spend (tasks, router, tools loop) of the current UTC day, counted while a limit applies",
+      ['tenant'],
+      async () => {
+        const days = await Promise.all(tenants.map((tenant) => this.tenantSpend.today(tenant)));
+        return days.map((day) => [{ tenant: day.tenantId }, day.spentUsd] as Sample);
+      },
     );
     this.gauge(
       'vigil_turn_queue_jobs',

@@ -16,6 +16,7 @@ import { RedisThrottlerStorage } from './limits/redis-throttler.storage';
 import { SseSlots } from './limits/sse-slots';
 import { TaskEventsController } from './task-events.controller';
 import { TaskArtifactsController } from './task-artifacts.controller';
+import { TenantController } from './tenant.controller';
 import { TasksController } from './tasks.controller';
 import { ToolsModule } from '@vigil/tools';
 
@@ -52,6 +53,7 @@ export class ApiModule {
         TaskEventsController,
         ConversationsController,
         HumanAnswerController,
+        TenantController,
       ],
       providers: [SseSlots, ApiMetrics],
     };

@@ -13,7 +13,11 @@ const KIND_VERSION_RETRY_MS = 500;
  * One processor per shard's slice queue. `maxStalledCount: 0`: a stalled slice job is failed, never
  * re-queued, because the Watcher alone recovers tasks (docs/ARCHITECTURE.md, invariant 3).
  */
-export function sliceProcessorFor(queueName: string, concurrency: number): Type<WorkerHost> {
+export function sliceProcessorFor(
+  queueName: string,
+  concurrency: number,
+  tenantSlotRetryMs: number,
+): Type<WorkerHost> {
   @Processor(queueName, { concurrency, maxStalledCount: 0, lockDuration: 60_000 })
   class SliceProcessor extends WorkerHost implements OnModuleDestroy {
     private readonly logger = new Logger(`SliceProcessor:${queueName}`);
@@ -66,9 +70,17 @@ export function sliceProcessorFor(queueName: string, concurrency: number): Type<
       }
       const outcome = await this.runner.run(job.data);
       this.slices.inc({ outcome });
-      if (outcome === 'kind_version_elsewhere' && token) {
-        // Another live Worker runs the task's kind version: back to the queue, soon, for it.
-        await job.moveToDelayed(Date.now() + KIND_VERSION_RETRY_MS, token);
+      const delayMs =
+        outcome === 'kind_version_elsewhere'
+          ? // Another live Worker runs the task's kind version: back to the queue, soon, for it.
+            KIND_VERSION_RETRY_MS
+          : outcome === 'parked'
+            ? // Its tenant's places are all taken: the job waits delayed, woken when a place is given
+              // back (or asks again after TENANT_SLOT_RETRY_MS), and this Worker takes the next job.
+              tenantSlotRetryMs
+            : undefined;
+      if (delayMs !== undefined && token) {
+        await job.moveToDelayed(Date.now() + delayMs, token);
         throw new DelayedError();
       }
       this.logger.debug(

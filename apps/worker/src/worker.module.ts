@@ -26,7 +26,9 @@ export class WorkerModule {
       ],
       providers: keys
         .allShards()
-        .map((shard) => sliceProcessorFor(keys.sliceQueueName(shard), config.workerConcurrency)),
+        .map((shard) =>
+          sliceProcessorFor(keys.sliceQueueName(shard), config.workerConcurrency, config.tenantSlotRetryMs),
+        ),
     };
   }
 }

@@ -19,6 +19,7 @@ import { SliceServices, WORKER_ID } from './runtime/slice-services';
 import { sliceSettingsProvider } from './runtime/slice-settings';
 import { ToolExecutor } from './runtime/tool-executor';
 import { WorkerLiveness } from './runtime/worker-liveness';
+import { TenantSlotGate } from './runtime/tenant-slot.gate';
 import { OutputClaimCheck } from './runtime/output-claim-check';
 import { CHILD_TASKS, type ChildTaskStarter } from './runtime/child-tasks';
 import { KindVersionGate } from './versions/kind-version-gate';
@@ -57,6 +58,7 @@ export class AgentModule {
         CallWatchdog,
         LoopLag,
         GlobalSpendGate,
+        TenantSlotGate,
         {
           provide: LiveModelOutput,
           inject: [LiveOutputChannel],

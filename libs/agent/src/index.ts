@@ -22,6 +22,7 @@ export * from './versions/kind-version-gate';
 export * from './versions/version-waits';
 export * from './versions/worker-kinds';
 export * from './runtime/global-spend.gate';
+export * from './runtime/tenant-slot.gate';
 export * from './runtime/active-slices';
 export * from './agent.module';
 export * from './runtime/call-watchdog';

@@ -32,6 +32,7 @@ export const SECTION_FIELDS = {
     'maxActiveTasksPerTenant',
     'maxSseStreamsPerKey',
     'maxParallelChildren',
+    'tenantSlotRetryMs',
     'visionMaxImages',
   ],
   models: [

@@ -103,6 +103,11 @@ export interface VigilConfig {
   kindModules: string[];
   /** Children of one parent that run at once; the rest queue. */
   maxParallelChildren: number;
+  /**
+   * How long a slice job parked for one of its tenant's running places waits before it asks again,
+   * at the latest: a place given back wakes the first parked job at once (docs/operations.md, "Tenant limits").
+   */
+  tenantSlotRetryMs: number;
   /** Images one model prompt carries at most, the newest; older ones become a one-line reference. */
   visionMaxImages: number;
   /** The cheap model that routes conversation messages (a model id of either provider). */
@@ -318,6 +323,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     toolsAllowPrivate: readBool(env, 'TOOLS_ALLOW_PRIVATE', false),
     kindModules: readList(env, 'VIGIL_KINDS', []),
     maxParallelChildren: readInt(env, 'MAX_PARALLEL_CHILDREN', 3, 1, 1000),
+    tenantSlotRetryMs: readInt(env, 'TENANT_SLOT_RETRY_MS', 10_000, 10, 3_600_000),
     visionMaxImages: readInt(env, 'VISION_MAX_IMAGES', 3, 0, 20),
     routerModel: readOptional(env, 'ROUTER_MODEL'),
     publicBaseUrl: (

@@ -73,10 +73,16 @@ function readTenant(
 ): TenantToolsEntry {
   const entry = `tenants.${tenantId}`;
   if (!TENANT_ID.test(tenantId)) reader.fail(entry, 'a tenant id may use only A-Z a-z 0-9 _ - (1 to 64)');
-  const json = reader.object(value, entry, ['allow', 'conversationDefaults', 'retention']);
-  // A tenant named only for its retention may use no tool from outside.
-  const allow =
-    json.allow === undefined && json.retention !== undefined ? [] : reader.strings(json, 'allow', entry);
+  const json = reader.object(value, entry, [
+    'allow',
+    'conversationDefaults',
+    'retention',
+    ...TENANT_LIMIT_FIELDS,
+  ]);
+  // A tenant named only for its retention or its limits may use no tool from outside.
+  const onlySettings =
+    json.retention !== undefined || TENANT_LIMIT_FIELDS.some((field) => json[field] !== undefined);
+  const allow = json.allow === undefined && onlySettings ? [] : reader.strings(json, 'allow', entry);
   if (!allow) reader.fail(entry, '"allow" must be an array of strings');
   for (const name of allow) {
     if (!inCatalog(catalog, name))
@@ -85,7 +91,7 @@ function readTenant(
         `"${name}" is not in the catalog (name an MCP server, server.tool, or an HTTP tool)`,
       );
   }
-  const tenant: TenantToolsEntry = { allow };
+  const tenant: TenantToolsEntry = { allow, ...readTenantLimits(reader, entry, json) };
   if (json.retention !== undefined)
     tenant.retention = readRetention(reader, `${entry}.retention`, json.retention);
   if (json.conversationDefaults !== undefined) {
@@ -97,6 +103,31 @@ function readTenant(
     );
   }
   return tenant;
+}
+
+const TENANT_LIMIT_FIELDS = ['dailyBudgetUsd', 'maxRunning'] as const;
+
+/** `dailyBudgetUsd` (positive USD) and `maxRunning` (a whole number from 1), each optional. */
+function readTenantLimits(
+  reader: CatalogReader,
+  entry: string,
+  json: Record<string, unknown>,
+): Pick<TenantToolsEntry, 'dailyBudgetUsd' | 'maxRunning'> {
+  const { dailyBudgetUsd, maxRunning } = json;
+  if (dailyBudgetUsd !== undefined && (typeof dailyBudgetUsd !== 'number' || !(dailyBudgetUsd > 0)))
+    reader.fail(`${entry}.dailyBudgetUsd`, 'must be a positive number of USD');
+  if (
+    maxRunning !== undefined &&
+    (typeof maxRunning !== 'number' ||
+      !Number.isInteger(maxRunning) ||
+      maxRunning < 1 ||
+      maxRunning > 100_000)
+  )
+    reader.fail(`${entry}.maxRunning`, 'must be a whole number from 1 to 100000');
+  return {
+    ...(dailyBudgetUsd !== undefined ? { dailyBudgetUsd } : {}),
+    ...(maxRunning !== undefined ? { maxRunning } : {}),
+  };
 }
 
 /** Up to ten years: a bigger number is a typo, and would overflow the retention index's scores. */

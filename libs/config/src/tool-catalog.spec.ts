@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { loadConfig } from './config';
 import { ConfigError } from './env-parsers';
 import { parseToolCatalog } from './tool-catalog.loader';
+import { tenantLimitsOf } from './tool-catalog';
 
 const FILE = '/x/tools.json';
 const ENV = { CRM_TOKEN: 'crm-secret-value', FILES_ROOT: '/srv/work' };
@@ -309,6 +310,26 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
       'tenants.beta.retention: unknown field "runningMs"',
     ],
     [
+      'a daily budget of zero',
+      (c) => (c.tenants.beta = { dailyBudgetUsd: 0 }),
+      'tenants.beta.dailyBudgetUsd: must be a positive number of USD',
+    ],
+    [
+      'a daily budget given as text',
+      (c) => (c.tenants.acme.dailyBudgetUsd = '5'),
+      'tenants.acme.dailyBudgetUsd: must be a positive number of USD',
+    ],
+    [
+      'a fractional maxRunning',
+      (c) => (c.tenants.beta = { maxRunning: 1.5 }),
+      'tenants.beta.maxRunning: must be a whole number from 1 to 100000',
+    ],
+    [
+      'a maxRunning of zero',
+      (c) => (c.tenants.acme.maxRunning = 0),
+      'tenants.acme.maxRunning: must be a whole number from 1 to 100000',
+    ],
+    [
       'an allow entry not in the catalog',
       (c) => c.tenants.acme.allow.push('crm2'),
       'tenants.acme.allow: "crm2" is not in the catalog',
@@ -359,6 +380,17 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
       allow: [],
       retention: { completedMs: 60_000, failedMs: 0 },
     });
+  });
+
+  it('reads a tenant’s daily budget and running places, and a tenant named only for them allows no tool', () => {
+    const catalog = valid();
+    catalog.tenants.beta = { dailyBudgetUsd: 2.5, maxRunning: 2 };
+    const parsed = parse(catalog);
+    expect(parsed.tenants.beta).toEqual({ allow: [], dailyBudgetUsd: 2.5, maxRunning: 2 });
+    expect(tenantLimitsOf(parsed, 'beta')).toEqual({ dailyBudgetUsd: 2.5, maxRunning: 2 });
+    expect(tenantLimitsOf(parsed, 'acme')).toEqual({});
+    expect(tenantLimitsOf(parsed, 'toString')).toEqual({});
+    expect(tenantLimitsOf(undefined, 'beta')).toEqual({});
   });
 
   it('refuses a ${VAR} that is not set, naming the entry and the variable, never another value', () => {

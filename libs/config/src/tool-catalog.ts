@@ -77,6 +77,10 @@ export interface TenantToolsEntry {
   conversationDefaults?: CatalogConversationDefaults;
   /** How long this tenant's finished tasks stay whole in Redis (TASK_RETENTION_MS and FAILED_TASK_RETENTION_MS otherwise). */
   retention?: TenantRetention;
+  /** What the tenant's model calls (tasks, router, tools loop) may spend in one UTC day, USD. */
+  dailyBudgetUsd?: number;
+  /** At most this many of the tenant's tasks hold a slice at once, across every Worker. */
+  maxRunning?: number;
 }
 
 export interface TenantRetention {
@@ -94,4 +98,16 @@ export interface ToolCatalog {
   tenants: Record<string, TenantToolsEntry>;
   /** Every `${VAR}` the catalog references; all were set at boot. */
   variables: string[];
+}
+
+/** A tenant's limits from the catalog (docs/operations.md, "Tenant limits"); none for a tenant not in it. */
+export function tenantLimitsOf(
+  catalog: ToolCatalog | undefined,
+  tenantId: string,
+): Pick<TenantToolsEntry, 'dailyBudgetUsd' | 'maxRunning'> {
+  const tenant = catalog && Object.hasOwn(catalog.tenants, tenantId) ? catalog.tenants[tenantId] : undefined;
+  return {
+    ...(tenant?.dailyBudgetUsd !== undefined ? { dailyBudgetUsd: tenant.dailyBudgetUsd } : {}),
+    ...(tenant?.maxRunning !== undefined ? { maxRunning: tenant.maxRunning } : {}),
+  };
 }

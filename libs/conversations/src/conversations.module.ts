@@ -1,5 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
+import { GlobalSpendGate } from '@vigil/agent';
 import { MODELS_CONFIG, type ModelsConfig } from '@vigil/config';
+import { TasksModule } from '@vigil/tasks';
 import { HandleMessageUseCase, TOOLS_LOOP } from './handle-message.use-case';
 import { HumanAnswerUseCase } from './human/human-answer.use-case';
 import { createMessageRouter, MESSAGE_ROUTER } from './model-router';
@@ -14,9 +16,10 @@ export class ConversationsModule {
     const useCases = [HandleMessageUseCase, ReadConversationUseCase, HumanAnswerUseCase];
     return {
       module: ConversationsModule,
-      imports: [control],
+      imports: [control, TasksModule],
       providers: [
         ...useCases,
+        GlobalSpendGate,
         {
           provide: MESSAGE_ROUTER,
           inject: [MODELS_CONFIG],

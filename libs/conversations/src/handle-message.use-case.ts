@@ -1,4 +1,5 @@
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { GlobalSpendGate } from '@vigil/agent';
 import {
   CreateTaskDto,
   CreateTaskUseCase,
@@ -32,6 +33,7 @@ import {
   statusReply,
 } from './task-answers';
 import type { ReadTool, ToolsLoop } from './tools-loop';
+import { TenantRouterSpend } from './router-spend';
 
 /** Nest token of the `tools` route's model loop (null without a router model). */
 export const TOOLS_LOOP = Symbol('TOOLS_LOOP');
@@ -72,6 +74,8 @@ export class HandleMessageUseCase {
     @Inject(MESSAGE_ROUTER) private readonly router: MessageRouter,
     @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
     @Inject(TOOLS_LOOP) private readonly loop: ToolsLoop | null,
+    /** Pays router and tools-loop model calls from the tenant's day and the global cap. */
+    @Optional() private readonly spendGate?: GlobalSpendGate,
   ) {}
 
   async execute(
@@ -115,7 +119,8 @@ export class HandleMessageUseCase {
     active?: boolean;
   }> {
     if (message.task) return this.startMission(tenantId, conversationId, message, null, { ...message.task });
-    const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS));
+    const spend = this.spendGate ? new TenantRouterSpend(this.spendGate, tenantId) : undefined;
+    const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS), spend);
     // "My task" is the conversation's latest task, not its active mission (docs/conversations.md).
     const target = routed.about
       ? await this.latestTask(tenantId, conversationId)
@@ -146,6 +151,7 @@ export class HandleMessageUseCase {
           message.text,
           this.readTools(tenantId, conversationId, target),
           AbortSignal.timeout(LOOP_DEADLINE_MS),
+          spend,
         )
         .catch((error: unknown) => {
           this.logger.warn(

@@ -2,8 +2,9 @@ import { Logger } from '@nestjs/common';
 import type Anthropic from '@anthropic-ai/sdk';
 import type { GoogleGenAI } from '@google/genai';
 import type { VigilConfig } from '@vigil/config';
-import { createAnthropicClient, createGeminiClient } from '@vigil/agent';
+import { createAnthropicClient, createGeminiClient, type Usage } from '@vigil/agent';
 import { classifyMessage, type Classification, type Intent, type Route } from './message-classifier';
+import { promptBytesBound, type RouterSpend } from './router-spend';
 
 /** A routed message; `reply` is the router model's own answer to a `simple` message. */
 export interface RoutedMessage extends Classification {
@@ -15,10 +16,26 @@ export interface RoutedMessage extends Classification {
 /** Nest token of the MessageRouter this process uses. */
 export const MESSAGE_ROUTER = Symbol('MESSAGE_ROUTER');
 
-/** Routes one message: the cheap ROUTER_MODEL when configured, the documented rules otherwise. */
+/**
+ * Routes one message: the cheap ROUTER_MODEL when configured, the documented rules otherwise. A
+ * router model's call is paid by `spend` (the tenant's day and the global cap) when given.
+ */
 export interface MessageRouter {
-  route(text: string, signal: AbortSignal): Promise<RoutedMessage>;
+  route(text: string, signal: AbortSignal, spend?: RouterSpend): Promise<RoutedMessage>;
 }
+
+/** The router model's one call, paid when a payer is given. */
+function paid<T>(
+  spend: RouterSpend | undefined,
+  model: string,
+  prompt: unknown[],
+  call: () => Promise<{ value: T; usage: Usage }>,
+): Promise<T> {
+  if (!spend) return call().then(({ value }) => value);
+  return spend.pay(model, promptBytesBound(...prompt), ROUTER_MAX_TOKENS, call);
+}
+
+const ROUTER_MAX_TOKENS = 512;
 
 const ROUTES: Route[] = ['simple', 'tools', 'mission'];
 const INTENTS: Intent[] = [
@@ -112,25 +129,29 @@ export class AnthropicRouter implements MessageRouter {
     private readonly fallback = new RulesRouter(),
   ) {}
 
-  async route(text: string, signal: AbortSignal): Promise<RoutedMessage> {
+  async route(text: string, signal: AbortSignal, spend?: RouterSpend): Promise<RoutedMessage> {
     try {
-      const message = await this.client.messages.create(
-        {
-          model: this.model,
-          max_tokens: 512,
-          system: SYSTEM,
-          tools: [
-            {
-              name: 'route_message',
-              description: 'Routes the message.',
-              input_schema: ROUTING_SCHEMA as never,
-            },
-          ],
-          tool_choice: { type: 'tool', name: 'route_message' },
-          messages: [{ role: 'user', content: text }],
-        },
-        { signal },
-      );
+      const message = await paid(spend, this.model, [SYSTEM, ROUTING_SCHEMA, text], async () => {
+        const reply = await this.client.messages.create(
+          {
+            model: this.model,
+            max_tokens: ROUTER_MAX_TOKENS,
+            system: SYSTEM,
+            tools: [
+              {
+                name: 'route_message',
+                description: 'Routes the message.',
+                input_schema: ROUTING_SCHEMA as never,
+              },
+            ],
+            tool_choice: { type: 'tool', name: 'route_message' },
+            messages: [{ role: 'user', content: text }],
+          },
+          { signal },
+        );
+        const usage = { inputTokens: reply.usage.input_tokens, outputTokens: reply.usage.output_tokens };
+        return { value: reply, usage };
+      });
       const call = message.content.find((block) => block.type === 'tool_use');
       return checked(call?.type === 'tool_use' ? call.input : undefined, text) ?? this.fallback.route(text);
     } catch (error) {
@@ -148,18 +169,25 @@ export class GeminiRouter implements MessageRouter {
     private readonly fallback = new RulesRouter(),
   ) {}
 
-  async route(text: string, signal: AbortSignal): Promise<RoutedMessage> {
+  async route(text: string, signal: AbortSignal, spend?: RouterSpend): Promise<RoutedMessage> {
     try {
-      const response = await this.client.models.generateContent({
-        model: this.model,
-        contents: [{ role: 'user', parts: [{ text }] }],
-        config: {
-          systemInstruction: SYSTEM.replace('with the route_message tool', 'as JSON'),
-          responseMimeType: 'application/json',
-          responseJsonSchema: ROUTING_SCHEMA,
-          maxOutputTokens: 512,
-          abortSignal: signal,
-        },
+      const response = await paid(spend, this.model, [SYSTEM, ROUTING_SCHEMA, text], async () => {
+        const reply = await this.client.models.generateContent({
+          model: this.model,
+          contents: [{ role: 'user', parts: [{ text }] }],
+          config: {
+            systemInstruction: SYSTEM.replace('with the route_message tool', 'as JSON'),
+            responseMimeType: 'application/json',
+            responseJsonSchema: ROUTING_SCHEMA,
+            maxOutputTokens: ROUTER_MAX_TOKENS,
+            abortSignal: signal,
+          },
+        });
+        const usage = {
+          inputTokens: reply.usageMetadata?.promptTokenCount ?? 0,
+          outputTokens: reply.usageMetadata?.candidatesTokenCount ?? 0,
+        };
+        return { value: reply, usage };
       });
       let parsed: unknown;
       try {

@@ -1,7 +1,11 @@
 import type { ModelsConfig } from '@vigil/config';
+import type { RouterSpend } from './router-spend';
 import {
   AnthropicProvider,
   GeminiProvider,
+  promptTokenBound,
+  type GenerateRequest,
+  type GenerateResult,
   type ChatMessage,
   type ModelProvider,
   type ToolSpec,
@@ -37,20 +41,29 @@ const SYSTEM =
 export class ToolsLoop {
   constructor(private readonly provider: ModelProvider) {}
 
-  async answer(question: string, tools: ReadTool[], signal: AbortSignal): Promise<LoopAnswer> {
+  /** Each model call is paid by `spend` (the tenant's day and the global cap) when given. */
+  async answer(
+    question: string,
+    tools: ReadTool[],
+    signal: AbortSignal,
+    spend?: RouterSpend,
+  ): Promise<LoopAnswer> {
     const byName = new Map(tools.map((tool) => [tool.spec.name, tool]));
     const messages: ChatMessage[] = [{ role: 'user', content: question }];
     const reads: string[] = [];
     for (let step = 0; step < MAX_LOOP_STEPS; step++) {
       // The last call gets no tools: it must answer with what it has read.
       const last = step === MAX_LOOP_STEPS - 1;
-      const reply = await this.provider.generate({
-        system: SYSTEM,
-        messages,
-        tools: last ? [] : tools.map((tool) => tool.spec),
-        signal,
-        maxTokens: 1024,
-      });
+      const reply = await this.generate(
+        {
+          system: SYSTEM,
+          messages,
+          tools: last ? [] : tools.map((tool) => tool.spec),
+          signal,
+          maxTokens: 1024,
+        },
+        spend,
+      );
       if (reply.toolCalls.length === 0) return { text: reply.text.trim() || '(no answer)', reads };
       messages.push({ role: 'assistant', content: reply.text, toolCalls: reply.toolCalls });
       for (const call of reply.toolCalls) {
@@ -69,6 +82,19 @@ export class ToolsLoop {
       }
     }
     return { text: 'I could not finish looking that up; ask again or name the task id.', reads };
+  }
+
+  private generate(request: GenerateRequest, spend?: RouterSpend): Promise<GenerateResult> {
+    if (!spend) return this.provider.generate(request);
+    return spend.pay(
+      this.provider.modelId,
+      promptTokenBound(request),
+      request.maxTokens ?? 1024,
+      async () => {
+        const reply = await this.provider.generate(request);
+        return { value: reply, usage: reply.usage };
+      },
+    );
   }
 }
 

@@ -50,6 +50,21 @@ export class SliceQueue {
     return this.publish(job);
   }
 
+  /**
+   * Wakes a slice job parked for its tenant's running place (docs/operations.md, "Tenant limits"):
+   * a delayed job is due at once; a job in any other state (already back, gone) is left alone.
+   */
+  async wakeParked(taskId: string, jobId: string): Promise<void> {
+    const job = await this.queueFor(taskId).getJob(jobId);
+    if (!job || !(await job.isDelayed())) return;
+    try {
+      await job.promote();
+    } catch (error) {
+      // Came due or was taken between the two reads: it is on its way already.
+      if (await job.isDelayed()) throw error;
+    }
+  }
+
   /** Whether a slice job for this task is waiting, delayed or active. */
   async hasLiveJob(job: Pick<SliceJob, 'taskId' | 'attempt' | 'slice'>): Promise<boolean> {
     const state = await this.queueFor(job.taskId).getJobState(sliceJobId(job));

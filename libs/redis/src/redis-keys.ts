@@ -161,6 +161,24 @@ export class RedisKeys {
     return `${this.prefix}:spend:global`;
   }
 
+  /**
+   * A tenant's spend of one UTC day (`YYYY-MM-DD`). Its hash tag is the global counter's whole name,
+   * so both sit in the one cluster slot reserve-global-spend.lua needs (the untagged global key
+   * hashes by that name too).
+   */
+  tenantDaySpend(tenantId: string, day: string): string {
+    return `${this.prefix}:{${this.spend()}}:tenant-spend:${tenantId}:${day}`;
+  }
+
+  /**
+   * A tenant's running places and its queue for them (claim-tenant-slot.lua), under the tenant's
+   * own hash tag: they span every shard's tasks, and no other script touches them.
+   */
+  tenantSlots(tenantId: string): { running: string; waiting: string; asks: string } {
+    const base = `${this.prefix}:{tenant:${tenantId}}:slots`;
+    return { running: `${base}:running`, waiting: `${base}:waiting`, asks: `${base}:asks` };
+  }
+
   /** The last spell of a full Redis the Watchers saw, JSON `{since, until}` (docs/operations.md, "A full Redis"). */
   storeFullWindow(): string {
     return `${this.prefix}:store-full`;

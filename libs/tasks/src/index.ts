@@ -29,3 +29,5 @@ export * from './archive';
 export * from './live/live-output';
 export * from './live/live-output-channel';
 export * from './artifacts';
+export * from './tenants/tenant-slots';
+export * from './tenants/tenant-spend';

@@ -36,6 +36,12 @@ export interface ChildrenWait {
   waitingOn: 'children';
 }
 
+/** The task waits for one of its tenant's running places (docs/operations.md, "Tenant limits"). */
+export interface TenantSlotWait {
+  waitingOn: 'tenant_max_running';
+  maxRunning: number;
+}
+
 /** The last child of a waiting parent ended: the parent is queued (transition-task.lua). */
 export interface ChildrenEnded {
   children: 'ended';
@@ -66,6 +72,7 @@ export type ProgressData =
   | StepProgress
   | UpdateProgress
   | ChildrenWait
+  | TenantSlotWait
   | ChildrenEnded
   | AttemptFailed
   | StoreFullHandOff
@@ -73,7 +80,7 @@ export type ProgressData =
 
 export interface PausedData {
   by: 'user' | 'limit' | 'conversation' | 'worker';
-  reason?: 'budget' | 'global_spend_limit' | 'archived' | 'kind_version_unavailable';
+  reason?: 'budget' | 'global_spend_limit' | 'tenant_daily_budget' | 'archived' | 'kind_version_unavailable';
   detail?: string;
 }
 

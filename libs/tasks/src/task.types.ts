@@ -35,7 +35,11 @@ export type StatusReason =
   | 'unresolved_write'
   | 'archived'
   /** No live Worker runs the task's kind at its `kindVersion` (docs/kinds.md, "Versions"). */
-  | 'kind_version_unavailable';
+  | 'kind_version_unavailable'
+  | TenantLimitReason;
+
+/** The tenant's limits from the catalog: its day's money spent, or all its running places taken. */
+export type TenantLimitReason = 'tenant_daily_budget' | 'tenant_max_running';
 
 /** The model or tool call a Worker has in flight, as its last heartbeat reported it. */
 export interface InFlightCall {

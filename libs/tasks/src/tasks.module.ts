@@ -16,6 +16,8 @@ import { TaskReportReader } from './report/task-report.reader';
 import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
 import { TASK_SETTINGS, taskSettingsProvider } from './task-settings';
+import { TenantSlots } from './tenants/tenant-slots';
+import { TenantSpend } from './tenants/tenant-spend';
 
 const STORES = [
   RetentionPolicy,
@@ -34,6 +36,8 @@ const STORES = [
   ReadableTasks,
   LiveOutputChannel,
   ArtifactList,
+  TenantSlots,
+  TenantSpend,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

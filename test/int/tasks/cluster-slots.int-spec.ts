@@ -10,6 +10,7 @@ import {
   TASK_SCRIPT_KEYS,
   TaskContextStore,
   TaskRepository,
+  TenantSlots,
   WriteJournal,
 } from '@vigil/tasks';
 
@@ -121,16 +122,32 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
         expire: true,
       })),
     );
-    await spend.reserveGlobal(0.01);
-    // Every task script ran; the global spend counter is one key of its own, outside every shard.
+    await spend.reserveShared(0.01, { tenantId: 'acme', day: '2026-12-02' });
+    const slots = new TenantSlots(ctx.redis, ctx.keys);
+    await slots.claim('acme', { taskId: 'slot-task-1', jobId: 'slot-task-1-a1-s1' }, 2, {
+      leaseMs: 1000,
+      staleMs: 1000,
+    });
+    await slots.release('acme', 'slot-task-1', 2);
+    // Every task script ran; the global spend counter is one key of its own, outside every shard,
+    // with each tenant's day counter in its slot; a tenant's running places share the tenant's slot.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));
     const global = calls.filter((call) => call.name === 'reserve-global-spend');
-    expect(global.map((call) => call.keys)).toEqual([[ctx.keys.spend()]]);
+    expect(global.map((call) => call.keys)).toEqual([
+      [ctx.keys.spend(), ctx.keys.tenantDaySpend('acme', '2026-12-02')],
+    ]);
+    expect(clusterSlot(ctx.keys.tenantDaySpend('acme', '2026-12-02'))).toBe(clusterSlot(ctx.keys.spend()));
+    for (const call of calls.filter((c) => c.name.includes('tenant-slot'))) {
+      expect(new Set(call.keys.map(clusterSlot)).size).toBe(1);
+    }
     for (const call of calls.filter((c) => c.name.includes('conversation'))) {
       expect(new Set(call.keys.map(clusterSlot)).size).toBe(1);
     }
     for (const call of calls.filter(
-      (c) => c.name !== 'reserve-global-spend' && !c.name.includes('conversation'),
+      (c) =>
+        c.name !== 'reserve-global-spend' &&
+        !c.name.includes('conversation') &&
+        !c.name.includes('tenant-slot'),
     )) {
       const slots = new Set(call.keys.map(clusterSlot));
       expect({ script: call.name, slots: slots.size }).toEqual({ script: call.name, slots: 1 });

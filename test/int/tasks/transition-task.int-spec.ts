@@ -299,6 +299,7 @@ describe('transition-task.lua', () => {
     answer: 'queued',
     await_kind_version: 'paused',
     continue_on_kind_version: 'queued',
+    wait_for_tenant_slot: 'queued',
   };
   const REASONS: Partial<Record<TransitionCommand['operation'], string>> = {
     ask_person: 'human_input',
@@ -307,6 +308,7 @@ describe('transition-task.lua', () => {
     pause: 'user',
     archive: 'archived',
     await_kind_version: 'kind_version_unavailable',
+    wait_for_tenant_slot: 'tenant_max_running',
   };
   const operations = Object.keys(TARGETS) as TransitionCommand['operation'][];
 

@@ -92,9 +92,12 @@ const TASK: Schema = {
         'unresolved_write',
         'archived',
         'kind_version_unavailable',
+        'tenant_daily_budget',
+        'tenant_max_running',
         null,
       ],
-      description: 'why a task is paused or waiting',
+      description:
+        "why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken)",
     },
     attempt: {
       type: 'integer',
@@ -294,6 +297,28 @@ export const API_SCHEMAS: Record<string, Schema> = {
       route: { type: 'string', enum: ['simple', 'tools', 'mission'] },
       reply: { type: 'string' },
       taskId: { type: 'string', description: 'the task started for a mission' },
+    },
+  },
+  TenantSpend: {
+    type: 'object',
+    required: ['tenantId', 'day', 'spentUsd', 'exhausted'],
+    properties: {
+      tenantId: { type: 'string' },
+      day: { type: 'string', example: '2026-12-02', description: 'the UTC day counted' },
+      spentUsd: {
+        type: 'number',
+        description:
+          "what the tenant's model calls (its tasks', the router's and the tools loop's) spent or hold reserved today; counted while a limit applies (the tenant's daily budget or the global cap)",
+      },
+      dailyBudgetUsd: {
+        type: 'number',
+        description: "the catalog's tenants.<id>.dailyBudgetUsd; absent: none",
+      },
+      exhausted: {
+        type: 'boolean',
+        description:
+          'the day’s budget is used up: tasks paused with tenant_daily_budget stay paused until tomorrow (UTC)',
+      },
     },
   },
 };

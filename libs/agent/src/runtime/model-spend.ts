@@ -3,7 +3,7 @@ import { imageTokenBound } from '../models/model-image';
 import type { GenerateRequest, ModelImage } from '../models/model-provider';
 import type { Price } from '../models/price-table';
 import { MAX_OUTPUT_TOKENS } from '../models/provider-support';
-import type { GlobalSpendGate } from './global-spend.gate';
+import type { GlobalSpendGate, SharedHold } from './global-spend.gate';
 
 /**
  * The fewest output tokens a call is made with when the budget is nearly spent: below this a
@@ -27,6 +27,8 @@ export class BudgetExhaustedError extends Error {
 export interface Grant {
   grantedUsd: number;
   maxTokens: number;
+  /** Held against the global cap and the tenant's daily budget, when either applies. */
+  shared?: SharedHold;
 }
 
 /**
@@ -51,12 +53,15 @@ export function promptTokenBound(request: Pick<GenerateRequest, 'system' | 'mess
   return bytes + imageTokens + 16 * (request.messages.length + 1) + 64;
 }
 
-/** Pays for one slice's model calls before they are made: the task's budget, then the global cap. */
+/**
+ * Pays for one slice's model calls before they are made: the task's budget, then the global cap and
+ * the tenant's daily budget together.
+ */
 export class ModelSpend {
   constructor(
     private readonly ledger: SpendLedger,
     private readonly global: GlobalSpendGate,
-    private readonly task: { id: string; attempt: number; budgetUsd: number },
+    private readonly task: { id: string; attempt: number; budgetUsd: number; tenantId?: string },
   ) {}
 
   async reserve(
@@ -78,17 +83,25 @@ export class ModelSpend {
       reply.grantedUsd >= worstUsd - 1e-6
         ? MAX_OUTPUT_TOKENS
         : Math.floor(((reply.grantedUsd - inputUsd) * 1_000_000) / Math.max(price.output, 1e-9));
+    let shared: SharedHold | undefined;
     try {
-      await this.global.reserve(reply.grantedUsd);
+      shared = await this.global.reserve(reply.grantedUsd, this.task.tenantId);
     } catch (error) {
       await this.ledger.releaseTask(this.task.id, this.task.attempt, reply.grantedUsd);
       throw error;
     }
-    return { grantedUsd: reply.grantedUsd, maxTokens: Math.max(MIN_OUTPUT_TOKENS, maxTokens) };
+    return {
+      grantedUsd: reply.grantedUsd,
+      maxTokens: Math.max(MIN_OUTPUT_TOKENS, maxTokens),
+      ...(shared ? { shared } : {}),
+    };
   }
 
-  /** The global cap keeps the real cost; the task's grant is released by the step that records it. */
+  /**
+   * The global cap and the tenant's day keep the real cost; the task's grant is released by the
+   * step that records it.
+   */
   settleGlobal(grant: Grant, actualUsd: number): Promise<void> {
-    return this.global.settle(grant.grantedUsd, actualUsd);
+    return this.global.settle(grant.shared, grant.grantedUsd, actualUsd);
   }
 }

@@ -5,7 +5,7 @@ import { estimateCostUsd, priceOf, worstCasePrice, type Price } from '../models/
 import type { SpendMetrics } from '../models/spend-metrics';
 import { recordModelReply, startModelCallSpan, type ModelCallTrace } from './call-spans';
 import type { CallsInFlight } from './calls-in-flight';
-import { GlobalSpendLimitError } from './global-spend.gate';
+import { GlobalSpendLimitError, TenantDailyBudgetError } from './global-spend.gate';
 import { abandonReasonOf, type LiveCalls } from './live-model-output';
 import { BudgetExhaustedError, type ModelSpend } from './model-spend';
 
@@ -28,9 +28,11 @@ export class ChargedModelError extends Error {
 /** How a slice ends when the next model call cannot be paid for. */
 export interface MoneyPause {
   end: 'paused';
-  pauseReason: 'budget' | 'global_spend_limit';
+  pauseReason: MoneyPauseReason;
   detail: string;
 }
+
+export type MoneyPauseReason = 'budget' | 'global_spend_limit' | 'tenant_daily_budget';
 
 /** The pause a refused reservation means (the task's budget or the global cap), if it is one. */
 export function moneyPauseOf(error: unknown): MoneyPause | undefined {
@@ -38,6 +40,8 @@ export function moneyPauseOf(error: unknown): MoneyPause | undefined {
     return { end: 'paused', pauseReason: 'budget', detail: error.message };
   if (error instanceof GlobalSpendLimitError)
     return { end: 'paused', pauseReason: 'global_spend_limit', detail: error.message };
+  if (error instanceof TenantDailyBudgetError)
+    return { end: 'paused', pauseReason: 'tenant_daily_budget', detail: error.message };
   return undefined;
 }
 

@@ -6,14 +6,22 @@ import type { SliceEnd, SliceResult } from './slice-session';
 /**
  * How a slice ended for its Worker: a slice end, or `skipped` (not this job's to run), `aborted`
  * (stopped, paused, recovered), `store_full` (Redis refused a write: the slice ended after its last
- * recorded step, with no failure counted; docs/operations.md, "A full Redis").
+ * recorded step, with no failure counted; docs/operations.md, "A full Redis"), `parked` (all its
+ * tenant's running places are taken: the job waits its turn; docs/operations.md, "Tenant limits").
  */
 /**
  * `kind_version_elsewhere`: another live Worker runs the task's kind version, the job goes back to
- * the queue for it; `kind_version_waits`: none does, the task waits (docs/kinds.md, "Versions").
+ * the queue for it; `kind_version_waits`: none does, the task waits (docs/kinds.md, "Versions");
+ * `parked`: the tenant's running places are all taken, the job waits delayed.
  */
 export type SliceOutcome =
-  SliceEnd | 'skipped' | 'aborted' | 'store_full' | 'kind_version_elsewhere' | 'kind_version_waits';
+  | SliceEnd
+  | 'skipped'
+  | 'aborted'
+  | 'store_full'
+  | 'kind_version_elsewhere'
+  | 'kind_version_waits'
+  | 'parked';
 
 const logger = new Logger('SliceRunner');
 

@@ -67,8 +67,10 @@ export class SliceRunner {
     }
     if (typeof claimed === 'string') return claimed;
     const span = sliceSpan(this.services, claimed.task, job);
+    const release = this.services.tenantSlots?.hold(claimed.task);
+    let outcome: SliceOutcome | undefined;
     try {
-      const outcome = await this.runClaimed(claimed, job, span);
+      outcome = await this.runClaimed(claimed, job, span);
       span.set({ [VIGIL.sliceOutcome]: outcome });
       return outcome;
     } catch (error) {
@@ -76,6 +78,10 @@ export class SliceRunner {
       throw error;
     } finally {
       span.end();
+      release?.();
+      // The next slice keeps the tenant's place; a full Redis would refuse the release (the lease lapses).
+      if (outcome !== 'next_slice' && outcome !== 'store_full')
+        await this.services.tenantSlots?.leave(claimed.task);
     }
   }
 
@@ -194,7 +200,9 @@ export class SliceRunner {
    */
   private async claim(
     job: SliceJob,
-  ): Promise<ClaimedSlice | 'skipped' | 'failed_attempt' | 'kind_version_elsewhere' | 'kind_version_waits'> {
+  ): Promise<
+    ClaimedSlice | 'skipped' | 'failed_attempt' | 'kind_version_elsewhere' | 'kind_version_waits' | 'parked'
+  > {
     const held = this.heldContexts.take(job.taskId);
     const loaded = await this.contexts.loadForSlice(job.taskId, held);
     const { task } = loaded;
@@ -214,6 +222,10 @@ export class SliceRunner {
       const detail = `TASK_MAX_SLICES (${this.services.config.taskMaxSlices}) reached`;
       await failAttempt(this.lifecycle, task, job.attempt, 'limit', detail, 'claim');
       return 'failed_attempt';
+    }
+    if ((await this.services.tenantSlots?.enter(task, job)) === 'park') {
+      if (held && loaded.source === 'held') this.heldContexts.put(job.taskId, held);
+      return 'parked';
     }
     try {
       await this.lifecycle.claimSlice(task, {

@@ -14,6 +14,7 @@ import { ModelSpend } from './model-spend';
 import { PaidModelCall } from './paid-model-call';
 import { OutputClaimCheck } from './output-claim-check';
 import { RecordedStepLedger, type LedgerSlice } from './step-ledger';
+import { TenantSlotGate } from './tenant-slot.gate';
 import { ToolExecutor } from './tool-executor';
 import { KindVersionGate } from '../versions/kind-version-gate';
 
@@ -51,6 +52,8 @@ export class SliceServices {
     @Optional() readonly liveOutput?: LiveModelOutput,
     /** The pick-up check of kind versions (docs/kinds.md, "Versions"); without it every version runs. */
     @Optional() readonly kindVersions?: KindVersionGate,
+    /** The tenants' running places (catalog `maxRunning`); without it no tenant is limited. */
+    @Optional() readonly tenantSlots?: TenantSlotGate,
   ) {}
 
   /** Traces (docs/observability.md); the no-op when the process has none. */
@@ -58,7 +61,7 @@ export class SliceServices {
     return this.tracer ?? NOOP_TRACING;
   }
 
-  /** The slice's model calls, paid from the task's budget at this attempt and the global cap. */
+  /** The slice's model calls, paid from the task's budget at this attempt, the global cap and the tenant's day. */
   paidModelCall(
     task: TaskRecord,
     attempt: number,
@@ -70,6 +73,7 @@ export class SliceServices {
       id: task.id,
       attempt,
       budgetUsd: task.budgetUsd,
+      tenantId: task.tenantId,
     });
     const trace = span && this.tracing.enabled ? { tracing: this.tracing, parent: span } : undefined;
     const live = this.liveOutput?.forSlice(task.id, attempt);

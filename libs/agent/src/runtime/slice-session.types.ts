@@ -25,7 +25,7 @@ export interface SliceResult {
   end: SliceEnd;
   reason?: FailureReason;
   /** Why a slice ended `paused`: a money limit the next model call would pass. */
-  pauseReason?: 'budget' | 'global_spend_limit';
+  pauseReason?: 'budget' | 'global_spend_limit' | 'tenant_daily_budget';
   detail?: string;
   claim?: string;
   question?: string;

@@ -56,6 +56,9 @@ export function pausedText(task: TaskRecord, data: Partial<PausedData>): string 
   if (data.reason === 'budget') {
     return `Your task ${titleOf(task)} is paused: its budget of $${task.budgetUsd} is nearly spent ($${task.spentUsd.toFixed(2)} used), and the next step could cost more than what is left. Nothing was lost. To continue from this step, resume it with a higher budget (POST /v1/tasks/${task.id}/resume with {"budgetUsd": …}).`;
   }
+  if (data.reason === 'tenant_daily_budget') {
+    return `Your task ${titleOf(task)} is paused: your account's spending limit for today (UTC) has been reached, so no further model calls can be paid for today. Nothing was lost. Resume it (POST /v1/tasks/${task.id}/resume) tomorrow, or once the operator raises the limit.`;
+  }
   if (data.reason === 'global_spend_limit') {
     return `Your task ${titleOf(task)} is paused: the spending limit shared by all tasks has been reached, so no further model calls can be paid for right now. Nothing was lost; it can be resumed (POST /v1/tasks/${task.id}/resume) once the operator raises the limit.`;
   }

@@ -1,7 +1,7 @@
 import type { StructuredFailure } from '@vigil/tasks';
 import { PERCENTAGE, taskEvent, taskRecord } from '@vigil/testing';
 import { composeForEvent } from './compose';
-import { recoveryText } from './event-texts';
+import { pausedText, recoveryText } from './event-texts';
 import { completedText, failedText } from './final-texts';
 import { progressText } from './progress-text';
 
@@ -14,6 +14,21 @@ describe('message texts (from the record only)', () => {
     expect(text).toContain('No retries have been needed.');
     expect(text).toContain('Nothing is needed from you right now.');
     expect(text).not.toMatch(PERCENTAGE);
+  });
+
+  it('a task waiting for one of its tenant’s running places, or paused by its tenant’s daily budget, is told so in words', () => {
+    const waiting = progressText(taskRecord({ status: 'queued', statusReason: 'tenant_max_running' }));
+    expect(waiting).toContain(
+      "is waiting for its turn: your account's other tasks hold all of its running places",
+    );
+    const paused = pausedText(taskRecord({ id: 'tsk_1', status: 'paused' }), {
+      by: 'limit',
+      reason: 'tenant_daily_budget',
+    });
+    expect(paused).toContain("your account's spending limit for today (UTC) has been reached");
+    expect(paused).toContain(
+      'Resume it (POST /v1/tasks/tsk_1/resume) tomorrow, or once the operator raises the limit.',
+    );
   });
 
   it('progress of a parent waiting on its child missions counts them from its record', () => {

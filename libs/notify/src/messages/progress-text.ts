@@ -22,6 +22,8 @@ function statusLine(task: ProgressView): string {
   const title = titleOf(task);
   switch (task.status) {
     case 'queued':
+      if (task.statusReason === 'tenant_max_running')
+        return `Your task ${title} is waiting for its turn: your account's other tasks hold all of its running places, and it starts as soon as one of them ends.`;
       return task.startedAt === null
         ? `Your task ${title} is queued and starts as soon as a worker picks it up.`
         : `Your task ${title} is running; its next part is queued and about to start.`;

@@ -10,7 +10,32 @@ function microUsdUp(usd: number): string {
   return ((Math.sign(usd) * Math.ceil(Math.abs(usd) * 1e6 - 1e-9)) / 1e6).toFixed(6);
 }
 
-/** The spend counter shared by every Worker, changed only atomically against its limit. */
+/** A tenant's counter lives two days: today's, and yesterday's while its last calls settle. */
+const TENANT_DAY_TTL_SECONDS = 2 * 86_400;
+
+/** The UTC day (`YYYY-MM-DD`) a tenant's daily budget counts in. */
+export function utcDay(nowMs: number): string {
+  return new Date(nowMs).toISOString().slice(0, 10);
+}
+
+/** Whose day a shared reservation counts in, and the limits it must fit under. */
+export interface SharedSpendLimits {
+  tenantId: string;
+  /** The UTC day of the reservation; its settlement goes to the same day. */
+  day: string;
+  globalLimitUsd?: number;
+  tenantDailyBudgetUsd?: number;
+}
+
+export interface SharedSpendReply {
+  granted: boolean;
+  /** Which limit refused it. */
+  refusedBy?: 'global' | 'tenant';
+  totalUsd: number;
+  tenantTotalUsd: number;
+}
+
+/** The spend counters shared by every Worker and API replica, changed only atomically against their limits. */
 @Injectable()
 export class SpendLedger {
   constructor(
@@ -19,14 +44,32 @@ export class SpendLedger {
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {}
 
-  /** Adds `amountUsd` if the total stays within `limitUsd` (undefined: no limit); a negative amount releases. */
-  async reserveGlobal(amountUsd: number, limitUsd?: number): Promise<{ granted: boolean; totalUsd: number }> {
-    const [code, total] = await this.scripts.run<[number, string]>(
+  /**
+   * Adds `amountUsd` to the global counter and the tenant's counter of the day if both stay within
+   * their limits (undefined: no limit); a negative amount releases from both.
+   */
+  async reserveShared(amountUsd: number, limits: SharedSpendLimits): Promise<SharedSpendReply> {
+    const [code, total, tenantTotal, refusedBy] = await this.scripts.run<[number, string, string, string]>(
       'reserve-global-spend',
-      [this.keys.spend()],
-      [amountUsd.toFixed(6), limitUsd === undefined ? '' : String(limitUsd)],
+      [this.keys.spend(), this.keys.tenantDaySpend(limits.tenantId, limits.day)],
+      [
+        amountUsd.toFixed(6),
+        limits.globalLimitUsd === undefined ? '' : String(limits.globalLimitUsd),
+        limits.tenantDailyBudgetUsd === undefined ? '' : String(limits.tenantDailyBudgetUsd),
+        TENANT_DAY_TTL_SECONDS,
+      ],
     );
-    return { granted: code === ScriptCode.Applied, totalUsd: Number(total) };
+    return {
+      granted: code === ScriptCode.Applied,
+      ...(refusedBy === 'global' || refusedBy === 'tenant' ? { refusedBy } : {}),
+      totalUsd: Number(total),
+      tenantTotalUsd: Number(tenantTotal),
+    };
+  }
+
+  /** What the tenant's model calls spent (or hold reserved) on this UTC day. */
+  async tenantSpentUsd(tenantId: string, day: string): Promise<number> {
+    return Number((await this.redis.get(this.keys.tenantDaySpend(tenantId, day))) ?? 0);
   }
 
   /**

@@ -49,6 +49,8 @@ export class TaskLifecycle {
   awaitChildren: WorkerMoves['awaitChildren'] = (task, move) => this.worker.awaitChildren(task, move);
   pauseForMoney: WorkerMoves['pauseForMoney'] = (task, move) => this.worker.pauseForMoney(task, move);
   failAttempt: WorkerMoves['failAttempt'] = (task, move) => this.worker.failAttempt(task, move);
+  waitForTenantSlot: WorkerMoves['waitForTenantSlot'] = (task, move) =>
+    this.worker.waitForTenantSlot(task, move);
 
   // The Watcher's moves, under its recovery lease and fenced by the attempt it read.
   recover: WatcherMoves['recover'] = (task, move) => this.watcher.recover(task, move);

@@ -5,6 +5,7 @@ import type {
   AttemptFailed,
   CancelledData,
   ChildrenWait,
+  TenantSlotWait,
   NoData,
   PausedData,
   ResumedData,
@@ -47,6 +48,7 @@ export interface OperationEventData {
   answer: ResumedData;
   await_kind_version: PausedData;
   continue_on_kind_version: ResumedData;
+  wait_for_tenant_slot: TenantSlotWait;
 }
 
 export type Operation = keyof OperationEventData;

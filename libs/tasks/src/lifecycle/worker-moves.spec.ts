@@ -115,6 +115,27 @@ describe('TaskLifecycle: the Worker’s moves', () => {
     expect(signals.sent).toEqual([]);
   });
 
+  it('pauseForMoney and waitForTenantSlot: a tenant’s limits, each with its reason', async () => {
+    const { lifecycle, store } = inMemoryLifecycle();
+    await lifecycle.pauseForMoney(task, { attempt: 1, reason: 'tenant_daily_budget', detail: 'spent' });
+    await lifecycle.waitForTenantSlot(task, { attempt: 1, maxRunning: 2 });
+    expect(store.applied.map((applied) => applied.command)).toEqual([
+      expect.objectContaining({
+        operation: 'pause_for_money',
+        statusReason: 'tenant_daily_budget',
+        eventData: { by: 'limit', reason: 'tenant_daily_budget', detail: 'spent' },
+      }),
+      expect.objectContaining({
+        operation: 'wait_for_tenant_slot',
+        to: 'queued',
+        from: ['queued'],
+        attempt: 1,
+        statusReason: 'tenant_max_running',
+        eventData: { waitingOn: 'tenant_max_running', maxRunning: 2 },
+      }),
+    ]);
+  });
+
   it('failAttempt: the attempt ends for the Watcher to judge, due now, and the Watcher woken', async () => {
     const { lifecycle, store, wakeups } = inMemoryLifecycle();
     await lifecycle.failAttempt(task, {

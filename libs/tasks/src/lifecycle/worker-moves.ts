@@ -131,7 +131,7 @@ export class WorkerMoves {
   /** Money limits pause, never fail: `resume` with a higher budget continues from this step. */
   pauseForMoney(
     task: TransitionTarget,
-    move: SliceMove & { reason: 'budget' | 'global_spend_limit'; detail?: string },
+    move: SliceMove & { reason: 'budget' | 'global_spend_limit' | 'tenant_daily_budget'; detail?: string },
   ): Promise<TransitionResult> {
     return this.deps.store.apply(task, {
       operation: 'pause_for_money',
@@ -140,6 +140,26 @@ export class WorkerMoves {
       from: SLICE_HOLDERS,
       statusReason: move.reason,
       eventData: { by: 'limit', reason: move.reason, detail: move.detail ?? '' },
+      now: move.now ?? Date.now(),
+    });
+  }
+
+  /**
+   * A slice picked up while all its tenant's running places are taken (docs/operations.md, "Tenant
+   * limits"): the task stays queued, says why, and its active clock stops until a slice claims it.
+   * Its pick-up deadline moves on (STALE_AFTER_MS): the Watcher then finds its parked job waiting.
+   */
+  waitForTenantSlot(
+    task: TransitionTarget,
+    move: SliceMove & { maxRunning: number },
+  ): Promise<TransitionResult> {
+    return this.deps.store.apply(task, {
+      operation: 'wait_for_tenant_slot',
+      to: 'queued',
+      attempt: move.attempt,
+      from: ['queued'],
+      statusReason: 'tenant_max_running',
+      eventData: { waitingOn: 'tenant_max_running', maxRunning: move.maxRunning },
       now: move.now ?? Date.now(),
     });
   }

@@ -75,6 +75,9 @@
     continue_on_kind_version
                        queued, only from paused (kind_version_unavailable): task.resumed
                                                                         continueOnKindVersion
+    wait_for_tenant_slot
+                       queued (tenant_max_running), from queued only: task.progress;
+                       its active clock stops until a slice claims it      waitForTenantSlot
   An operation sent with another target, or a statusReason it may not set, is refused
   (INVALID_OPERATION) before anything is read.
 
@@ -116,9 +119,11 @@ local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verify
   .. ' requeue_for_retry>queued continue_after_store_full>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
   .. ' archive>paused resume>queued answer>queued'
   .. ' await_kind_version>paused continue_on_kind_version>queued '
+  .. ' wait_for_tenant_slot>queued '
 local REASONS = ' ask_person:human_input ask_person:unresolved_write await_children:children'
   .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived'
   .. ' await_kind_version:kind_version_unavailable '
+  .. ' pause_for_money:tenant_daily_budget wait_for_tenant_slot:tenant_max_running '
 local function fits(operation, to, reason)
   if not string.find(OPERATIONS, ' ' .. operation .. '>' .. to .. ' ', 1, true) then return false end
   -- An operation that names reasons always sets one; the others never do.
@@ -139,7 +144,7 @@ end
 -- hash is a listpack, searched from its start for every field named (create-task.lua).
 local operation, to, reason = ARGV[9], ARGV[2], ARGV[16]
 if not fits(operation, to, reason) then return {CODE_INVALID_OPERATION, '', 0, '[]'} end
-local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'createdAt', 'startedAt')
+local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'createdAt', 'startedAt', 'statusReason')
 local from, attempt = stored[1], tonumber(stored[2])
 if not from then return {CODE_NOT_FOUND, '', 0, '[]'} end
 local fields = {}
@@ -165,12 +170,17 @@ if ARGV[4] ~= '' then
   end
   if not required then return {CODE_STATUS_MISMATCH, from, attempt, '[]'} end
 end
-if not allowed(from, to) then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
+-- Waiting for one of the tenant's running places is the one move from queued to queued.
+local waitsForSlot = operation == 'wait_for_tenant_slot'
+if waitsForSlot and from ~= 'queued' then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
+if not waitsForSlot and not allowed(from, to) then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
 -- Only a task paused for its kind's version continues when a Worker that runs it appears.
-if operation == 'continue_on_kind_version'
-  and redis.call('HGET', KEYS[1], 'statusReason') ~= 'kind_version_unavailable' then
+if operation == 'continue_on_kind_version' and stored[6] ~= 'kind_version_unavailable' then
   return {CODE_STATUS_MISMATCH, from, attempt, '[]'}
 end
+-- A task queued for its tenant's place is not clocked: its wait is not its work.
+local fromClocked = isClocked(from) and not (from == 'queued' and stored[6] == 'tenant_max_running')
+local toClocked = isClocked(to) and not waitsForSlot
 
 local now = ARGV[5]
 local nowMs = tonumber(now)
@@ -186,18 +196,18 @@ if not isWorking(to) or awaitingChildren then
   redis.call('ZREM', KEYS[17], id)
 end
 local clock = {}
-if isClocked(from) ~= isClocked(to) then
+if fromClocked ~= toClocked then
   clock = redis.call('HMGET', KEYS[1], 'activeMs', 'activeSince')
 end
 local activeMs = tonumber(clock[1] or '0') or 0
-if isClocked(from) and not isClocked(to) then
+if fromClocked and not toClocked then
   local since = tonumber(clock[2] or '')
   if since then activeMs = activeMs + math.max(0, nowMs - since) end
   updates[#updates + 1] = 'activeMs'
   updates[#updates + 1] = tostring(activeMs)
   updates[#updates + 1] = 'activeSince'
   updates[#updates + 1] = ''
-elseif isClocked(to) and not isClocked(from) then
+elseif toClocked and not fromClocked then
   updates[#updates + 1] = 'activeSince'
   updates[#updates + 1] = now
   redis.call('ZADD', KEYS[5], nowMs + math.max(0, tonumber(ARGV[13]) - activeMs), id)
@@ -211,7 +221,7 @@ elseif from == 'waiting_on_human' then
   updates[#updates + 1] = 'humanDeadlineAt'
   updates[#updates + 1] = ''
 end
-if to == 'paused' then redis.call('ZREM', KEYS[5], id) end
+if to == 'paused' or waitsForSlot then redis.call('ZREM', KEYS[5], id) end
 if operation == 'await_kind_version' then
   local version = redis.call('HMGET', KEYS[1], 'kind', 'kindVersion')
   redis.call('HSET', KEYS[22], id, (version[1] or '') .. '@' .. (version[2] or '1'))

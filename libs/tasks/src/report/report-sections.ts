@@ -41,6 +41,9 @@ const REASON_WORDS: Record<string, string> = {
   unresolved_write:
     'a write’s outcome is unknown and cannot be looked up: a person must say whether it happened',
   archived: 'it was archived by a newer mission in its conversation',
+  tenant_daily_budget:
+    'your account’s spending limit for today (UTC) is reached; resume it tomorrow, or once the operator raises the limit',
+  tenant_max_running: 'your account’s other tasks hold all its running places; it starts when one ends',
 };
 
 export function statusSection(task: TaskRecord): string {

@@ -8,10 +8,11 @@ import {
   SliceContextCache,
   SliceRunner,
   SliceServices,
+  TenantSlotGate,
   ToolExecutor,
   type KindVersionGate,
 } from '@vigil/agent';
-import { sectionsOf, type ConfigSections, type VigilConfig } from '@vigil/config';
+import { sectionsOf, type ConfigSections, type ToolCatalog, type VigilConfig } from '@vigil/config';
 import { CreateTaskUseCase } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
 import type { ObjectStore } from '@vigil/object-store';
@@ -25,6 +26,7 @@ import {
   StepRecorder,
   TaskContextStore,
   TaskRepository,
+  TenantSlots,
   WriteJournal,
   type TaskLifecycle,
 } from '@vigil/tasks';
@@ -47,6 +49,8 @@ export interface RunnerOptions {
   tracing?: Tracing;
   /** The pick-up check of kind versions (docs/kinds.md, "Versions"); without it every version runs. */
   kindVersions?: KindVersionGate;
+  /** Tenants of a catalog whose `maxRunning` the runner holds to (docs/operations.md, "Tenant limits"). */
+  tenants?: ToolCatalog['tenants'];
 }
 
 /**
@@ -142,7 +146,27 @@ export class SliceRunnerHarness {
         options.tracing,
         undefined,
         options.kindVersions,
+        options.tenants && this.tenantSlotGate(options.tenants),
       ),
+    );
+  }
+
+  private tenantSlotGate(tenants: ToolCatalog['tenants']): TenantSlotGate {
+    const { ctx, config } = this;
+    const toolCatalog: ToolCatalog = {
+      path: 'tools.json',
+      mcpServers: {},
+      httpTools: {},
+      tenants,
+      variables: [],
+    };
+    return new TenantSlotGate(
+      new TenantSlots(ctx.redis, ctx.keys),
+      this.lifecycle,
+      this.slices,
+      { toolCatalog },
+      config,
+      config,
     );
   }
 
