@@ -9,6 +9,7 @@ import type {
 } from '@vigil/tasks';
 import type { TraceSpan, Tracing } from '@vigil/telemetry';
 import type { CallWatchdog } from './call-watchdog';
+import type { LoopGuard } from './loop-guard';
 import type { ChildTaskStarter } from './child-tasks';
 import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
@@ -69,7 +70,10 @@ export interface SliceHooks {
 
 /** What the agent loop uses of the Worker's services (SliceServices). */
 export interface SessionServices {
-  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'> &
+  config: Pick<
+    SliceSettings,
+    'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors' | 'loopRepeatLimit' | 'loopIdleCalls'
+  > &
     Partial<Pick<SliceSettings, 'visionMaxImages'>>;
   executor: Pick<ToolExecutor, 'run'>;
   watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
@@ -92,4 +96,6 @@ export interface SliceSessionDeps {
   model: PaidModelCall;
   hooks: SliceHooks;
   services: SessionServices;
+  /** The attempt's loop guard, counting on from earlier slices; absent, one that starts from nothing. */
+  loops?: LoopGuard;
 }
