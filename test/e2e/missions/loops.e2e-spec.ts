@@ -102,6 +102,6 @@ describe('a mission that repeats one call', () => {
         headers: { authorization: `Bearer ${METRICS_TOKEN}` },
       })
     ).text();
-    expect(metrics).toMatch(/vigil_recoveries_total\{reason="looping"\} 3/);
+    expect(metrics).toMatch(/vigil_recoveries_total\{reason="looping"[^}]*\} 3\n/);
   }, 90_000);
 });
