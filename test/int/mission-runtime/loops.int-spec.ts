@@ -1,6 +1,5 @@
 import { ModelProviders, type GenerateRequest, type ModelProvider, type SliceRunner } from '@vigil/agent';
 import { failedText } from '@vigil/notify';
-import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import type { ActionRecord, ScriptedTurn, StructuredFailure } from '@vigil/tasks';
 import { RedisTestContext, SliceRunnerHarness } from '@vigil/testing';
 import { FakeCatalog } from '../../support/fake-catalog';
@@ -23,7 +22,7 @@ describe('loops on the runtime', () => {
     HEARTBEAT_INTERVAL_MS: '30000',
   });
   const harness = new SliceRunnerHarness(ctx);
-  const { tasks, contexts, journal, lifecycle, sections } = harness;
+  const { tasks, sections } = harness;
   afterAll(() => ctx.close());
 
   /** What each model call was shown last (the newest result), and each slice's opening, by task. */
@@ -52,16 +51,7 @@ describe('loops on the runtime', () => {
     harness.runner(catalog.gateway, { kinds, workerId, providers }),
   );
   const create = harness.createUseCase(kinds);
-  const checks = new ExitCheckRunner(kinds, contexts);
-  const retries = new RetryPublisher(
-    lifecycle,
-    contexts,
-    kinds,
-    journal,
-    new FailureReporter(contexts, checks),
-    sections.limits,
-    sections.models,
-  );
+  const retries = harness.retryPublisher(kinds);
 
   const mission = (plan: ScriptedTurn[]) =>
     create.execute('acme', {
