@@ -42,8 +42,9 @@ function playedPlan(task: { input: unknown; agent: AgentOptions }, tools: readon
         }
       }
       const name = tool?.name ?? call.tool;
-      const times = tool ? (made.get(callKey(name, args)) ?? 0) + 1 : 1;
-      if (tool) made.set(callKey(name, args), times);
+      const same = tool ? callKey(name, args) : undefined;
+      const times = same ? (made.get(same) ?? 0) + 1 : 1;
+      if (same) made.set(same, times);
       steps.push(
         times > 1
           ? { key: `${key}#${times}`, tool: name, args, turn: index, repeat: times }

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { ActionRecord, SliceContext } from '@vigil/tasks';
 import { canonicalJson } from '@vigil/tools';
-import type { SliceResult } from './slice-session.types';
+import type { LoopCounts } from './loop-counts';
+import type { SessionLoopGuard, SliceResult } from './slice-session.types';
 import type { StepDone } from './step-ledger';
 
 /** LOOP_REPEAT_LIMIT and LOOP_IDLE_CALLS (docs/operations.md, "Configuration"). */
@@ -10,11 +11,7 @@ export interface LoopLimits {
   loopIdleCalls: number;
 }
 
-/** What an attempt counted before a slice: each call's count by `callKey`, and the idle model calls in a row. */
-export interface LoopCounts {
-  calls: Map<string, number>;
-  idleCalls: number;
-}
+export type { LoopCounts } from './loop-counts';
 
 /** The model's name of a failed model call or a reply without a tool call: a step, not a call. */
 const NO_CALL = '(model)';
@@ -48,7 +45,7 @@ function shownArgs(args: Record<string, unknown>): string {
  * warned once before either limit, with the result of a call. The counts cover the whole attempt:
  * a slice starts from those its Worker held, or from the attempt's action log (`loopCountsOf`).
  */
-export class LoopGuard {
+export class LoopGuard implements SessionLoopGuard {
   private readonly calls: Map<string, number>;
   private idle: number;
   /** The idle calls reached one short of the limit: the next call's result carries the warning. */

@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LIMITS_CONFIG, type LimitsConfig } from '@vigil/config';
 import type { PlanStep } from '@vigil/kinds';
 import type { HeldContext } from '@vigil/tasks';
-import type { LoopCounts } from './loop-guard';
+import type { LoopCounts } from './loop-counts';
 
 /**
  * What a worker holds of a task between its slices: the context, the kind's plan for its input,

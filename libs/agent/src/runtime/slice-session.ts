@@ -21,6 +21,7 @@ import { SliceConversation } from './slice-conversation';
 import type {
   SessionServices,
   SliceData,
+  SessionLoopGuard,
   SliceHooks,
   SliceResult,
   SliceSessionDeps,
@@ -42,7 +43,7 @@ export class SliceSession {
   private readonly toolSpecs: ToolSpec[];
   private readonly conversation: SliceConversation;
   private readonly calls: CallsInFlight;
-  private readonly loops: LoopGuard;
+  private readonly loops: SessionLoopGuard;
   private lastError = '';
   /** A child was started in the model turn being played: the slice ends with the turn. */
   private startedChild = false;

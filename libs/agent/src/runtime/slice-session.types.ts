@@ -9,14 +9,13 @@ import type {
 } from '@vigil/tasks';
 import type { TraceSpan, Tracing } from '@vigil/telemetry';
 import type { CallWatchdog } from './call-watchdog';
-import type { LoopGuard } from './loop-guard';
 import type { ChildTaskStarter } from './child-tasks';
 import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
 import type { SliceSettings } from './slice-settings';
 import type { StatefulServers } from './stateful-servers';
-import type { StepLedger } from './step-ledger';
+import type { StepDone, StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
 
 export type SliceEnd =
@@ -97,5 +96,13 @@ export interface SliceSessionDeps {
   hooks: SliceHooks;
   services: SessionServices;
   /** The attempt's loop guard, counting on from earlier slices; absent, one that starts from nothing. */
-  loops?: LoopGuard;
+  loops?: SessionLoopGuard;
+}
+
+/** What the agent loop asks of the attempt's loop guard (LoopGuard, loop-guard.ts). */
+export interface SessionLoopGuard {
+  /** Before each model call: the end of the attempt once too many calls made no progress. */
+  beforeModelCall(): SliceResult | undefined;
+  /** A step about to be recorded: the warning to show with its result, or the end of the attempt. */
+  observe(done: StepDone, context: SliceContext): { warning?: string; end?: SliceResult };
 }
