@@ -468,7 +468,8 @@ export interface components {
         /** @enum {string} */
         result?: 'failed';
         /** @enum {string} */
-        reason?: 'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit';
+        reason?:
+          'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit' | 'looping';
         detail?: string;
         costUsd?: number;
         /**

@@ -24,6 +24,8 @@ export const SECTION_FIELDS = {
     'taskMaxSlices',
     'taskMaxDurationMs',
     'maxConsecutiveErrors',
+    'loopRepeatLimit',
+    'loopIdleCalls',
     'taskBudgetUsd',
     'globalSpendLimitUsd',
     'workerConcurrency',

@@ -16,6 +16,8 @@ describe('loadConfig', () => {
       taskMaxSlices: 24,
       taskMaxDurationMs: 3_600_000,
       maxConsecutiveErrors: 3,
+      loopRepeatLimit: 5,
+      loopIdleCalls: 20,
       retryPolicy: ['opus', 'gemini', 'opus', 'gemini'],
       taskBudgetUsd: 3,
       globalSpendLimitUsd: undefined,
@@ -36,6 +38,8 @@ describe('loadConfig', () => {
     [{ TASK_BUDGET_USD: '-1' }, /TASK_BUDGET_USD must be at least 0/],
     [{ WEBHOOK_ALLOW_PRIVATE: 'maybe' }, /WEBHOOK_ALLOW_PRIVATE must be true or false/],
     [{ LOG_FORMAT: 'xml' }, /LOG_FORMAT must be json or pretty/],
+    [{ LOOP_REPEAT_LIMIT: '1' }, /LOOP_REPEAT_LIMIT must be between 2/],
+    [{ LOOP_IDLE_CALLS: 'many' }, /LOOP_IDLE_CALLS must be an integer/],
     [
       { REDLOCK_URLS: 'redis://a:6379, b:6379' },
       /REDLOCK_URLS\[1\] must be a URL|REDLOCK_URLS\[1\] must use/,

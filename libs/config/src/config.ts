@@ -41,6 +41,10 @@ export interface VigilConfig {
   taskMaxSlices: number;
   taskMaxDurationMs: number;
   maxConsecutiveErrors: number;
+  /** Identical calls (tool and canonical arguments) in one attempt that end it as `looping`. */
+  loopRepeatLimit: number;
+  /** Model calls in a row, within one attempt, with no new completed unit or finding that end it as `looping`. */
+  loopIdleCalls: number;
   /** The model of every task's first attempt (a task may name its own). */
   firstModel: ModelName;
   /** The model of each retry, in order: n entries, n retries. */
@@ -274,6 +278,8 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     taskMaxSlices: readInt(env, 'TASK_MAX_SLICES', 24, 1, 1_000_000),
     taskMaxDurationMs: readInt(env, 'TASK_MAX_DURATION_MS', 3_600_000, 1000),
     maxConsecutiveErrors: readInt(env, 'MAX_CONSECUTIVE_ERRORS', 3, 1, 1000),
+    loopRepeatLimit: readInt(env, 'LOOP_REPEAT_LIMIT', 5, 2, 10_000),
+    loopIdleCalls: readInt(env, 'LOOP_IDLE_CALLS', 20, 2, 100_000),
     firstModel: readModel(env, 'FIRST_MODEL', 'opus'),
     retryPolicy: parseRetryPolicy(readList(env, 'RETRY_POLICY', ['opus', 'gemini', 'opus', 'gemini'])),
     modelCallTimeoutMs: readInt(env, 'MODEL_CALL_TIMEOUT_MS', 120_000, 10),

@@ -114,6 +114,11 @@ export interface PlanStep {
   args: Record<string, unknown>;
   /** Steps of one model turn share it: the scripted agent issues them in one reply. */
   turn?: number;
+  /**
+   * The n-th time (2, 3, …) a plan makes this very call (tool and arguments): done once the attempt
+   * has made the call n times, so a scripted agent can repeat a call as a looping model would.
+   */
+  repeat?: number;
 }
 
 export interface CheckContext<Input = unknown> {

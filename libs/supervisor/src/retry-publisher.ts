@@ -92,8 +92,16 @@ export class RetryPublisher {
     const policy = this.policyOf(task);
     const last = task.retryHistory[task.retryHistory.length - 1];
     if (last?.reason === 'limit') return { reason: 'limit', detail: last.detail ?? 'a limit was reached' };
-    if (task.retryCount >= policy.length)
-      return { reason: 'policy_exhausted', detail: `all ${policy.length} retries of the policy failed` };
+    if (task.retryCount >= policy.length) {
+      // The last attempt's own end is named too: "looping: notes__list_notes was called 5 times…".
+      const lastEnd = last
+        ? `; the last attempt ended ${last.reason}${last.detail ? `: ${last.detail.slice(0, 300)}` : ''}`
+        : '';
+      return {
+        reason: 'policy_exhausted',
+        detail: `all ${policy.length} retries of the policy failed${lastEnd}`,
+      };
+    }
     if (task.sliceCount >= this.limits.taskMaxSlices)
       return { reason: 'limit', detail: `TASK_MAX_SLICES (${this.limits.taskMaxSlices}) reached` };
     return undefined;

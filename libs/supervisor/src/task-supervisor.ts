@@ -12,6 +12,7 @@ import {
   TaskLifecycle,
   TaskRecord,
   TaskRepository,
+  type FailureReason,
 } from '@vigil/tasks';
 import { NOOP_TRACING, TRACING, type Tracing } from '@vigil/telemetry';
 import { decisionSpan, traceVerification } from './decision-spans';
@@ -37,6 +38,12 @@ export type InspectionOutcome =
   | 'nothing';
 
 const LEASE_TTL_MS = 60_000;
+
+/**
+ * Stalls a Worker names itself when it ends its attempt (docs/ARCHITECTURE.md, "Stalls, diagnosed"):
+ * counted in vigil_recoveries_total when a Watcher takes the attempt on, like those it ends itself.
+ */
+const ENDED_BY_WORKER: ReadonlySet<FailureReason> = new Set(['hung_call', 'tool_error', 'looping']);
 
 /**
  * Decides about one task under its recovery lease, after re-reading it: the deterministic core of
@@ -79,7 +86,9 @@ export class TaskSupervisor {
       (registry.getSingleMetric('vigil_recoveries_total') as Counter<'reason'> | undefined) ??
       new Counter({
         name: 'vigil_recoveries_total',
-        help: 'Attempts this Watcher ended and retried, by what happened: crashed, frozen, hung_call, failed_verification',
+        help:
+          'Attempts ended and retried, by what happened: crashed, frozen, failed_verification (ended by this Watcher), ' +
+          'hung_call, tool_error, looping (ended by their Worker, counted when this Watcher takes them on)',
         labelNames: ['reason'],
         registers: [registry],
       });
@@ -179,8 +188,11 @@ export class TaskSupervisor {
         return 'abort_requested';
       case 'republish':
         return this.checkQueued(task, now);
-      case 'publish_retry':
+      case 'publish_retry': {
+        const ended = task.retryHistory.at(-1)?.reason;
+        if (ended && ENDED_BY_WORKER.has(ended)) this.recoveries.inc({ reason: ended });
         return (await this.retries.publish(task, lease)) === 'published' ? 'recovered' : 'failed';
+      }
       case 'verify':
         return this.verify(task, lease, now);
       case 'store_full':

@@ -5,10 +5,11 @@ import type { TaskStatus } from './task-status';
  * Why an attempt ended without completing (docs/ARCHITECTURE.md, "Stalls, diagnosed"): its Worker
  * process is gone (`crashed`), connected but silent (`frozen`), alive but a model or tool call
  * overran its deadline (`hung_call`), too many tool errors in a row (`tool_error`), its claim
- * failed the exit checks (`failed_verification`), or a bound was reached (`limit`).
+ * failed the exit checks (`failed_verification`), a bound was reached (`limit`), or the agent
+ * repeated one call or kept calling its model without progress (`looping`).
  */
 export type FailureReason =
-  'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit';
+  'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit' | 'looping';
 
 export interface RetryEntry {
   attempt: number;

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { kindServices } from '@vigil/kinds';
 import { ProvideInputUseCase, ResolutionNotExpectedError } from '@vigil/control';
 import { attemptSpanId, taskTraceId, type Tracing } from '@vigil/telemetry';
-import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
+import { ExitCheckRunner } from '@vigil/supervisor';
 import {
   ArchivedTasks,
   InvalidTaskInputError,
@@ -34,7 +34,7 @@ describe('missions on the runtime', () => {
     HEARTBEAT_INTERVAL_MS: '30000',
   });
   const harness = new SliceRunnerHarness(ctx);
-  const { config, sections, tasks, contexts, journal, lifecycle } = harness;
+  const { config, tasks, contexts, journal, lifecycle } = harness;
   afterAll(() => ctx.close());
 
   function runtime(catalog: Pick<FakeCatalog, 'gateway'>, tracing?: Tracing) {
@@ -51,16 +51,7 @@ describe('missions on the runtime', () => {
         tracing,
       ),
       checks,
-      retries: new RetryPublisher(
-        lifecycle,
-        contexts,
-        kinds,
-        journal,
-        new FailureReporter(contexts, checks),
-        sections.limits,
-        sections.models,
-        tracing,
-      ),
+      retries: harness.retryPublisher(kinds, tracing),
     };
   }
 

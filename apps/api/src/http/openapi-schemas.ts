@@ -43,7 +43,7 @@ const RETRY_ENTRY: Schema = {
     result: { type: 'string', enum: ['failed'] },
     reason: {
       type: 'string',
-      enum: ['crashed', 'frozen', 'hung_call', 'tool_error', 'failed_verification', 'limit'],
+      enum: ['crashed', 'frozen', 'hung_call', 'tool_error', 'failed_verification', 'limit', 'looping'],
     },
     detail: { type: 'string' },
     costUsd: { type: 'number' },

@@ -28,6 +28,8 @@ export interface ScriptedRun {
   followsRestartNotice?: boolean;
   /** Claims a misbehaviour for the task, so each fires once per task; false if it already fired. */
   claimTrigger(name: string): Promise<boolean>;
+  /** How many times the attempt made this call so far (the loop guard's count): when a plan's repeat is done. */
+  callsMade?(tool: string, args: Record<string, unknown>): number;
 }
 
 /**
@@ -170,6 +172,8 @@ export class ScriptedProvider implements ModelProvider {
 
   /** Done as the record shows it: the logical step is done, or the plan's finding was recorded. */
   private isDone(step: PlanStep): boolean {
+    if (step.repeat !== undefined)
+      return (this.run.callsMade?.(step.tool, step.args) ?? Infinity) >= step.repeat;
     if (this.run.doneSteps.has(step.key)) return true;
     if (step.tool !== 'record_finding') return false;
     return (this.run.findings ?? []).some(

@@ -2,9 +2,13 @@ import { Inject, Injectable } from '@nestjs/common';
 import { LIMITS_CONFIG, type LimitsConfig } from '@vigil/config';
 import type { PlanStep } from '@vigil/kinds';
 import type { HeldContext } from '@vigil/tasks';
+import type { LoopCounts } from './loop-counts';
 
-/** What a worker holds of a task between its slices: the context, and the kind's plan for its input. */
-export type HeldSliceContext = HeldContext<PlanStep[]>;
+/**
+ * What a worker holds of a task between its slices: the context, the kind's plan for its input,
+ * and what the attempt's loop guard counted (docs/ARCHITECTURE.md, "Stalls, diagnosed").
+ */
+export type HeldSliceContext = HeldContext<PlanStep[]> & { loops?: LoopCounts };
 
 /**
  * The contexts this worker held at the end of each task's last slice, so that the next slice of

@@ -21,7 +21,14 @@ import { SliceContextCache } from './slice-context';
 import { SliceServices } from './slice-services';
 import { failAttempt, handOff, type SliceOutcome } from './slice-hand-off';
 import type { SliceSession } from './slice-session';
-import { openSession, sliceSpan, statefulServersOf, type ClaimedSlice, type SliceSetup } from './slice-setup';
+import {
+  loopCountsAtStart,
+  openSession,
+  sliceSpan,
+  statefulServersOf,
+  type ClaimedSlice,
+  type SliceSetup,
+} from './slice-setup';
 import { resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
@@ -121,6 +128,7 @@ export class SliceRunner {
           ? childrenSection(await this.services.childTasks.list(task.id))
           : '';
       const statefulServers = await statefulServersOf(this.setup, task, tools);
+      const loopCounts = await loopCountsAtStart(this.setup, claimed, job.attempt);
       const created = openSession(
         this.setup,
         claimed,
@@ -129,7 +137,7 @@ export class SliceRunner {
         heartbeat,
         bound,
         tools,
-        { childrenSummary, statefulServers },
+        { childrenSummary, statefulServers, loopCounts },
         span,
       );
       session = created.session;
@@ -137,7 +145,12 @@ export class SliceRunner {
       heartbeat.stop();
       return await handOff(this.lifecycle, task, job, result, () => {
         const kept = created.session.heldContext();
-        if (kept) this.heldContexts.put(task.id, { ...kept, plan: created.plan.current });
+        if (kept)
+          this.heldContexts.put(task.id, {
+            ...kept,
+            plan: created.plan.current,
+            loops: created.loops.counts(),
+          });
       });
     } catch (error) {
       heartbeat.stop();

@@ -13,6 +13,7 @@ import { builtinAnswer, failure, startedSubtask } from './builtin-answers';
 import { endToolCallSpan, startToolCallSpan } from './call-spans';
 import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
+import { LoopGuard, withLoopWarning } from './loop-guard';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
 import { buildPrompt } from './prompt-builder';
 import type { HeldSliceContext } from './slice-context';
@@ -20,6 +21,7 @@ import { SliceConversation } from './slice-conversation';
 import type {
   SessionServices,
   SliceData,
+  SessionLoopGuard,
   SliceHooks,
   SliceResult,
   SliceSessionDeps,
@@ -41,6 +43,7 @@ export class SliceSession {
   private readonly toolSpecs: ToolSpec[];
   private readonly conversation: SliceConversation;
   private readonly calls: CallsInFlight;
+  private readonly loops: SessionLoopGuard;
   private lastError = '';
   /** A child was started in the model turn being played: the slice ends with the turn. */
   private startedChild = false;
@@ -48,7 +51,8 @@ export class SliceSession {
   /** The span of the tool call being played, ended when its step is recorded. */
   private toolSpan?: { span: TraceSpan; effect: 'read' | 'write' | 'builtin' };
 
-  constructor({ slice, ledger, model, hooks, services }: SliceSessionDeps) {
+  constructor({ slice, ledger, model, hooks, services, loops }: SliceSessionDeps) {
+    this.loops = loops ?? new LoopGuard(services.config);
     this.slice = slice;
     this.ledger = ledger;
     this.model = model;
@@ -87,6 +91,8 @@ export class SliceSession {
       signal.throwIfAborted();
       // A deploy: hand the task on as a normal next slice instead of starting another step.
       if (this.hooks.draining()) return { end: 'next_slice' };
+      const looped = this.loops.beforeModelCall();
+      if (looped) return looped;
       const started = Date.now();
       let reply: ModelReply;
       try {
@@ -264,8 +270,9 @@ export class SliceSession {
     return ended;
   }
 
-  /** Records the step in the ledger, hands its result back to the model, and ends the slice on too many errors. */
+  /** Records the step in the ledger, hands its result back to the model, and ends the slice on too many errors or a loop. */
   private async recordStep(done: StepDone): Promise<SliceResult | undefined> {
+    const loop = this.loops.observe(done, this.slice.context);
     const consecutiveErrors = await this.ledger.record(done);
     this.hooks.onStepRecorded?.();
     const { outcome, call } = done;
@@ -277,13 +284,8 @@ export class SliceSession {
       const payload = outcome.ok
         ? (outcome.shown ?? outcome.result ?? { ok: true })
         : { error: outcome.error };
-      this.conversation.toolResult(
-        call,
-        outcome.ok,
-        payload,
-        outcome.ok ? outcome.key : null,
-        outcome.images,
-      );
+      const shown = withLoopWarning(payload, loop.warning);
+      this.conversation.toolResult(call, outcome.ok, shown, outcome.ok ? outcome.key : null, outcome.images);
     }
     if (!outcome.ok) this.lastError = outcome.error ?? 'error';
     if (consecutiveErrors >= this.services.config.maxConsecutiveErrors) {
@@ -293,6 +295,6 @@ export class SliceSession {
         detail: `${consecutiveErrors} consecutive errors, last: ${this.lastError.slice(0, 300)}`,
       };
     }
-    return undefined;
+    return loop.end;
   }
 }

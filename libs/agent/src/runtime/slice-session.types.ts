@@ -15,7 +15,7 @@ import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
 import type { SliceSettings } from './slice-settings';
 import type { StatefulServers } from './stateful-servers';
-import type { StepLedger } from './step-ledger';
+import type { StepDone, StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
 
 export type SliceEnd =
@@ -69,7 +69,10 @@ export interface SliceHooks {
 
 /** What the agent loop uses of the Worker's services (SliceServices). */
 export interface SessionServices {
-  config: Pick<SliceSettings, 'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors'> &
+  config: Pick<
+    SliceSettings,
+    'sliceMaxSteps' | 'toolCallTimeoutMs' | 'maxConsecutiveErrors' | 'loopRepeatLimit' | 'loopIdleCalls'
+  > &
     Partial<Pick<SliceSettings, 'visionMaxImages'>>;
   executor: Pick<ToolExecutor, 'run'>;
   watchdog: Pick<CallWatchdog, 'watch' | 'release'>;
@@ -92,4 +95,14 @@ export interface SliceSessionDeps {
   model: PaidModelCall;
   hooks: SliceHooks;
   services: SessionServices;
+  /** The attempt's loop guard, counting on from earlier slices; absent, one that starts from nothing. */
+  loops?: SessionLoopGuard;
+}
+
+/** What the agent loop asks of the attempt's loop guard (LoopGuard, loop-guard.ts). */
+export interface SessionLoopGuard {
+  /** Before each model call: the end of the attempt once too many calls made no progress. */
+  beforeModelCall(): SliceResult | undefined;
+  /** A step about to be recorded: the warning to show with its result, or the end of the attempt. */
+  observe(done: StepDone, context: SliceContext): { warning?: string; end?: SliceResult };
 }

@@ -11,6 +11,8 @@ export const SLICE_SETTING_FIELDS = [
   'modelCallTimeoutMs',
   'sliceMaxSteps',
   'maxConsecutiveErrors',
+  'loopRepeatLimit',
+  'loopIdleCalls',
   'taskMaxSlices',
   'visionMaxImages',
   'anthropicApiKey',

@@ -10,13 +10,15 @@ import type { ActiveSlices } from './active-slices';
 import { HungCallError } from './call-watchdog';
 import type { HeartbeatTimer } from './heartbeat-timer';
 import { deepFreeze } from './deep-freeze';
+import { LoopGuard, loopCountsOf, type LoopCounts } from './loop-guard';
+import type { HeldSliceContext } from './slice-context';
 import type { SliceServices } from './slice-services';
 import { SliceSession, type SliceData } from './slice-session';
 import { STATEFUL_SEARCH_LIMIT, StatefulServers } from './stateful-servers';
 import { progressHeartbeat } from './task-tools';
 
 /** A claimed slice: the task as it was claimed, its context, and where that context came from. */
-export type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord };
+export type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord; held?: HeldSliceContext };
 
 /** What the SliceRunner hands the setup of each slice: its stores and per-Worker services. */
 export interface SliceSetup {
@@ -71,6 +73,20 @@ export async function statefulServersOf(
   return servers;
 }
 
+/**
+ * What the attempt's loop guard counted before this slice: held by this Worker with the context,
+ * or read back from the attempt's action log (nothing to read for an attempt's first slice).
+ */
+export async function loopCountsAtStart(
+  setup: SliceSetup,
+  claimed: ClaimedSlice,
+  attempt: number,
+): Promise<LoopCounts> {
+  if (claimed.held?.loops) return claimed.held.loops;
+  const { task, context } = claimed;
+  return loopCountsOf(attempt, context.recentActions, () => setup.contexts.actionsNewestFirst(task.id, 50));
+}
+
 export function openSession(
   setup: SliceSetup,
   claimed: ClaimedSlice,
@@ -79,10 +95,14 @@ export function openSession(
   heartbeat: HeartbeatTimer,
   bound: BoundKind,
   tools: KindTool[],
-  situation: Pick<SliceData, 'childrenSummary' | 'statefulServers'>,
+  {
+    loopCounts,
+    ...situation
+  }: Pick<SliceData, 'childrenSummary' | 'statefulServers'> & { loopCounts?: LoopCounts },
   span: TraceSpan,
-): { session: SliceSession; plan: { current?: PlanStep[] } } {
+): { session: SliceSession; plan: { current?: PlanStep[] }; loops: LoopGuard } {
   const { task, context } = claimed;
+  const loops = new LoopGuard(setup.services.config, loopCounts);
   const { attempt, slice } = job;
   // A task's input never changes, so neither does its plan: computed once per task and worker,
   // on first use, and frozen, since its steps' arguments are handed to tools in every later
@@ -98,6 +118,7 @@ export function openSession(
     options: task.agent.scripted ?? {},
     followsRestartNotice: Boolean(situation.statefulServers?.openingNotice),
     claimTrigger: (name) => setup.contexts.claimTrigger(task.id, name),
+    callsMade: (tool, args) => loops.callsMade(tool, args),
   });
   const progressBeat = () =>
     setup.tasks
@@ -135,6 +156,7 @@ export function openSession(
       draining: () => setup.active.draining,
     },
     services: setup.services,
+    loops,
   });
-  return { session, plan };
+  return { session, plan, loops };
 }

@@ -22,6 +22,8 @@ export interface StepDone {
   /** The model's call, when there was one: its result goes back into the conversation. */
   call?: ToolCall;
   extra?: Pick<StepRecord, 'finding' | 'message'>;
+  /** Model calls in a row without progress, this step's included (LoopGuard): recorded on its action. */
+  idleCalls?: number;
 }
 
 /** Where a slice's steps go: recorded for good, and kept in the slice's context as they land. */
@@ -59,6 +61,7 @@ export function actionOf(done: StepDone, attempt: number, slice: number, codeVer
   if (outcome.deduplicated) action.deduplicated = true;
   action.codeVersion = codeVersion;
   if (outcome.serverSession !== undefined) action.serverSession = outcome.serverSession;
+  if (done.idleCalls) action.idleCalls = done.idleCalls;
   return action;
 }
 

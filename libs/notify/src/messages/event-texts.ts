@@ -18,7 +18,9 @@ export function recoveryText(task: TaskRecord, data: Partial<TaskEventDataMap['t
       ? `The result of your task ${title} did not pass its completion checks yet, so the work resumed from the last verified step to finish it.`
       : data.reason === 'tool_error'
         ? `The previous attempt at your task ${title} ran into repeated errors, so the work resumed from the last completed step.`
-        : `The original execution of your task ${title} stopped unexpectedly, so the work resumed from the last completed step.`;
+        : data.reason === 'looping'
+          ? `The previous attempt at your task ${title} kept repeating itself without making progress, so the work resumed from the last completed step.`
+          : `The original execution of your task ${title} stopped unexpectedly, so the work resumed from the last completed step.`;
   const done = stepsDone(numberOr(data.completedUnits, task.completedUnits), task.totalUnits, 'were');
   const kept = done ? sentence(`${done}; completed steps are not repeated`) : null;
   const retry = numberOr(data.retryNumber, task.retryCount);

@@ -30,7 +30,9 @@ type FailureView = Partial<StructuredFailure>;
 function failureReason(failure: FailureView): string {
   switch (failure.reason) {
     case 'policy_exhausted':
-      return 'every retry its retry policy allows failed';
+      return failure.retryHistory?.at(-1)?.reason === 'looping'
+        ? 'every retry its retry policy allows failed, the last one because the agent kept repeating itself without making progress'
+        : 'every retry its retry policy allows failed';
     case 'limit':
       return `a limit was reached${failure.detail ? ` (${bounded(failure.detail, 200)})` : ''}`;
     case 'failed_verification':
@@ -42,6 +44,8 @@ function failureReason(failure: FailureView): string {
       return 'a model or tool call kept hanging past its deadline';
     case 'tool_error':
       return 'its tool calls kept failing';
+    case 'looping':
+      return 'the agent kept repeating itself without making progress';
     default:
       return 'it could not recover';
   }

@@ -42,6 +42,8 @@ export function reasonWords(reason: FailureReason | string | undefined): string 
       return 'the worker running it stopped unexpectedly';
     case 'tool_error':
       return 'its tool calls kept failing';
+    case 'looping':
+      return 'the agent kept repeating itself without making progress';
     case 'failed_verification':
       return 'its result did not pass the completion checks';
     case 'limit':

@@ -28,6 +28,12 @@ export interface ActionRecord {
    * a later call in another session means what the server held had been lost in between.
    */
   serverSession?: string;
+  /**
+   * Model calls of the attempt in a row, this step's included, that completed no new unit and
+   * recorded no finding (absent: 0); a later slice of the attempt counts on from it
+   * (docs/ARCHITECTURE.md, "Stalls, diagnosed").
+   */
+  idleCalls?: number;
 }
 
 /** A write journal entry: the intent before the external call, `done` with its result after. */

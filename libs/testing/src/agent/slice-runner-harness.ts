@@ -17,6 +17,7 @@ import { CreateTaskUseCase } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
 import type { ObjectStore } from '@vigil/object-store';
 import { SliceQueue, WakeQueue, type JobRetention } from '@vigil/queue';
+import { ExitCheckRunner, FailureReporter, RetryPublisher } from '@vigil/supervisor';
 import {
   ArchivedTasks,
   ChildTaskRepository,
@@ -109,6 +110,25 @@ export class SliceRunnerHarness {
       this.children,
       this.lifecycle,
       new ArchivedTasks(),
+    );
+  }
+
+  /**
+   * The Watcher's retry publisher over `kinds` (its exit checks, its failure reports), for a test
+   * that takes a failed attempt to its retry or its end by hand.
+   */
+  retryPublisher(kinds: KindBinder, tracing?: Tracing): RetryPublisher {
+    const { contexts, sections } = this;
+    const reports = new FailureReporter(contexts, new ExitCheckRunner(kinds, contexts));
+    return new RetryPublisher(
+      this.lifecycle,
+      contexts,
+      kinds,
+      this.journal,
+      reports,
+      sections.limits,
+      sections.models,
+      tracing,
     );
   }
 
