@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
 import { LIMITS_CONFIG, LimitsConfig, REDIS_CONFIG, RedisConfig, VigilConfig } from '@vigil/config';
-import { ControlModule } from '@vigil/control';
+import { ControlModule, RATE_LIMIT_WINDOW_MS } from '@vigil/control';
 import { ConversationsModule } from '@vigil/conversations';
 import { HumanAnswerController } from './human-answer.controller';
 import { LiveEventsModule } from '@vigil/notify';
@@ -17,10 +17,11 @@ import { SseSlots } from './limits/sse-slots';
 import { TaskEventsController } from './task-events.controller';
 import { TaskArtifactsController } from './task-artifacts.controller';
 import { TasksController } from './tasks.controller';
+import { SchedulesController } from './schedules.controller';
+import { SchedulesModule } from '@vigil/schedules';
 import { ToolsModule } from '@vigil/tools';
 
-/** The rate limit's window: RATE_LIMIT_PER_MINUTE requests per key and route in each. */
-export const RATE_LIMIT_WINDOW_MS = 60_000;
+export { RATE_LIMIT_WINDOW_MS };
 
 @Module({})
 export class ApiModule {
@@ -37,6 +38,7 @@ export class ApiModule {
         control,
         AdminModule.forRoot(config, control),
         ConversationsModule.forRoot(control),
+        SchedulesModule.forRoot(config, control),
         LiveEventsModule,
         ThrottlerModule.forRootAsync({
           inject: [LIMITS_CONFIG, REDIS_CONFIG, REDIS],
@@ -52,6 +54,7 @@ export class ApiModule {
         TaskEventsController,
         ConversationsController,
         HumanAnswerController,
+        SchedulesController,
       ],
       providers: [SseSlots, ApiMetrics],
     };

@@ -1,4 +1,5 @@
 import { TASK_STATUSES } from '@vigil/tasks';
+import { SCHEDULE_SCHEMAS } from './schedule-schemas';
 
 /**
  * Response shapes of the API as JSON Schema, registered as components by `createOpenApiDocument`
@@ -289,6 +290,7 @@ export const API_SCHEMAS: Record<string, Schema> = {
       taskId: { type: 'string', description: 'the task started for a mission' },
     },
   },
+  ...SCHEDULE_SCHEMAS,
 };
 
 export const schemaRef = ref;
