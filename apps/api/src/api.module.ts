@@ -28,6 +28,7 @@ export class ApiModule {
   static forRoot(config: VigilConfig): DynamicModule {
     // One instance shared with the admin pages, whose dashboard buttons call the same use cases.
     const control = ControlModule.forRoot(config);
+    const schedules = SchedulesModule.forRoot(config, control);
     return {
       module: ApiModule,
       imports: [
@@ -36,9 +37,9 @@ export class ApiModule {
         ObjectStoreModule,
         ToolsModule,
         control,
-        AdminModule.forRoot(config, control),
+        AdminModule.forRoot(config, control, schedules),
         ConversationsModule.forRoot(control),
-        SchedulesModule.forRoot(config, control),
+        schedules,
         LiveEventsModule,
         ThrottlerModule.forRootAsync({
           inject: [LIMITS_CONFIG, REDIS_CONFIG, REDIS],
