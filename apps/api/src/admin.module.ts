@@ -15,14 +15,18 @@ import { AdminDashboardModule } from './dashboard/admin-dashboard.module';
  */
 @Module({})
 export class AdminModule {
-  /** `control`: the app's ControlModule, whose use cases the dashboard's buttons call. */
-  static forRoot(config: AdminConfig & RedisConfig, control: DynamicModule): DynamicModule {
+  /** `control`: the app's ControlModule, whose use cases the dashboard's buttons call; `schedules` its SchedulesModule. */
+  static forRoot(
+    config: AdminConfig & RedisConfig,
+    control: DynamicModule,
+    schedules?: DynamicModule,
+  ): DynamicModule {
     if (!config.adminPassword) return { module: AdminModule };
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {
       module: AdminModule,
       imports: [
-        AdminDashboardModule.forRoot(config.adminPassword, control),
+        AdminDashboardModule.forRoot(config.adminPassword, control, schedules),
         BullBoardModule.forRoot({
           route: '/admin/queues',
           adapter: ExpressAdapter,

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { ThrottlerModule } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
 import { LIMITS_CONFIG, LimitsConfig, REDIS_CONFIG, RedisConfig, VigilConfig } from '@vigil/config';
-import { ControlModule } from '@vigil/control';
+import { ControlModule, RATE_LIMIT_WINDOW_MS } from '@vigil/control';
 import { ConversationsModule } from '@vigil/conversations';
 import { HumanAnswerController } from './human-answer.controller';
 import { LiveEventsModule } from '@vigil/notify';
@@ -18,16 +18,18 @@ import { TaskEventsController } from './task-events.controller';
 import { TaskArtifactsController } from './task-artifacts.controller';
 import { TenantController } from './tenant.controller';
 import { TasksController } from './tasks.controller';
+import { SchedulesController } from './schedules.controller';
+import { SchedulesModule } from '@vigil/schedules';
 import { ToolsModule } from '@vigil/tools';
 
-/** The rate limit's window: RATE_LIMIT_PER_MINUTE requests per key and route in each. */
-export const RATE_LIMIT_WINDOW_MS = 60_000;
+export { RATE_LIMIT_WINDOW_MS };
 
 @Module({})
 export class ApiModule {
   static forRoot(config: VigilConfig): DynamicModule {
     // One instance shared with the admin pages, whose dashboard buttons call the same use cases.
     const control = ControlModule.forRoot(config);
+    const schedules = SchedulesModule.forRoot(config, control);
     return {
       module: ApiModule,
       imports: [
@@ -36,8 +38,9 @@ export class ApiModule {
         ObjectStoreModule,
         ToolsModule,
         control,
-        AdminModule.forRoot(config, control),
+        AdminModule.forRoot(config, control, schedules),
         ConversationsModule.forRoot(control),
+        schedules,
         LiveEventsModule,
         ThrottlerModule.forRootAsync({
           inject: [LIMITS_CONFIG, REDIS_CONFIG, REDIS],
@@ -54,6 +57,7 @@ export class ApiModule {
         ConversationsController,
         HumanAnswerController,
         TenantController,
+        SchedulesController,
       ],
       providers: [SseSlots, ApiMetrics],
     };

@@ -6,6 +6,9 @@ import { SupervisorModule } from '@vigil/supervisor';
 import { SweepScheduler } from './sweep.scheduler';
 import { wakeProcessorFor } from './wake.processor';
 import { ToolsModule } from '@vigil/tools';
+import { ControlModule } from '@vigil/control';
+import { SchedulesModule } from '@vigil/schedules';
+import { scheduleFireProcessorFor } from './schedule-fire.processor';
 
 @Module({})
 export class WatcherModule {
@@ -13,9 +16,16 @@ export class WatcherModule {
     const keys = new RedisKeys(config.keyPrefix, config.shards);
     return {
       module: WatcherModule,
-      imports: [PlatformModule.forRoot(config, 'watcher'), ToolsModule, SupervisorModule.forRoot(config)],
+      imports: [
+        PlatformModule.forRoot(config, 'watcher'),
+        ToolsModule,
+        SupervisorModule.forRoot(config),
+        // The schedules' fires create tasks through the same use case as POST /v1/tasks.
+        SchedulesModule.forRoot(config, ControlModule.forRoot(config)),
+      ],
       providers: [
         SweepScheduler,
+        scheduleFireProcessorFor(keys.scheduleQueueName()),
         ...keys.allShards().map((shard) => wakeProcessorFor(keys.wakeQueueName(shard))),
       ],
     };

@@ -6,6 +6,7 @@ import { EXIT } from './exit-codes';
 import type { CliRuntime } from './cli-runtime';
 import { Printer } from './printer';
 import { addTaskCommands, type CommandContext } from './task-commands';
+import { addScheduleCommands } from './schedule-commands';
 
 /**
  * The `vigil` command line (docs/cli.md): `tasks …` over the typed client, and `doctor`. Answers
@@ -30,6 +31,10 @@ export async function runCli(argv: readonly string[], runtime: CliRuntime): Prom
     .configureOutput({ writeOut: runtime.stdout, writeErr: runtime.stderr })
     .showHelpAfterError('(vigil --help lists the commands)');
   addTaskCommands(program.command('tasks').description('create, follow, read and control tasks'), context);
+  addScheduleCommands(
+    program.command('schedules').description('create, read, pause, resume, trigger and delete schedules'),
+    context,
+  );
   program
     .command('doctor')
     .description(

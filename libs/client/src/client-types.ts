@@ -36,6 +36,13 @@ export type CreateTaskBody = Omit<Schemas['CreateTaskDto'], 'exitCriteria'> & {
   exitCriteria?: (Omit<Schemas['ExitCriterionDto'], 'expected'> & { expected: unknown })[];
 };
 
+export type Schedule = Schemas['Schedule'];
+export type SchedulePage = Schemas['SchedulePage'];
+export type ScheduleRun = Schemas['ScheduleRun'];
+export type ScheduleRunPage = Schemas['ScheduleRunPage'];
+/** `POST /v1/schedules`'s body: its `task` is a `POST /v1/tasks` body. */
+export type CreateScheduleBody = Omit<Schemas['CreateScheduleDto'], 'task'> & { task: CreateTaskBody };
+
 export type ListTasksQuery = NonNullable<operations['TasksController_list']['parameters']['query']>;
 export type PageQuery = NonNullable<operations['TasksController_actions']['parameters']['query']>;
 

@@ -277,15 +277,105 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
-  '/v1/tenant/spend': {
+  '/v1/schedules': {
     parameters: {
       query?: never;
       header?: never;
       path?: never;
       cookie?: never;
     };
-    /** The caller's tenant's model spend of the current UTC day, against its daily budget */
-    get: operations['TenantController_today'];
+    /** This tenant's schedules, newest first, cursor-paged */
+    get: operations['SchedulesController_list'];
+    put?: never;
+    /**
+     * Create a schedule: a cron in an IANA time zone that creates a task at each fire time
+     * @description The task body is checked as POST /v1/tasks checks it. At most SCHEDULES_PER_TENANT schedules per tenant, at least SCHEDULE_MIN_INTERVAL_MS between two fires.
+     */
+    post: operations['SchedulesController_create'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One schedule, with its next fire time */
+    get: operations['SchedulesController_get'];
+    put?: never;
+    post?: never;
+    /** Delete a schedule and its runs; the tasks it created stay */
+    delete: operations['SchedulesController_remove'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules/{id}/pause': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Pause a schedule: no fires until it is resumed (missed fires are not caught up) */
+    post: operations['SchedulesController_pause'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules/{id}/resume': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Resume a paused schedule from its next fire time */
+    post: operations['SchedulesController_resume'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules/{id}/trigger': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Fire a schedule now (paused or not), under its overlap policy and the create limits */
+    post: operations['SchedulesController_trigger'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/schedules/{id}/runs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The schedule's runs, newest fire time first: each fire's task or why none */
+    get: operations['SchedulesController_runs'];
     put?: never;
     post?: never;
     delete?: never;
@@ -408,7 +498,7 @@ export interface components {
         | 'failed'
         | 'cancelled';
       /**
-       * @description why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken)
+       * @description why a task is paused or waiting
        * @enum {string|null}
        */
       statusReason?:
@@ -419,8 +509,6 @@ export interface components {
         | 'children'
         | 'unresolved_write'
         | 'archived'
-        | 'tenant_daily_budget'
-        | 'tenant_max_running'
         | null;
       /** @description incremented by every recovery (the fencing token) */
       attempt?: number;
@@ -468,8 +556,7 @@ export interface components {
         /** @enum {string} */
         result?: 'failed';
         /** @enum {string} */
-        reason?:
-          'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit' | 'looping';
+        reason?: 'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit';
         detail?: string;
         costUsd?: number;
         /**
@@ -673,19 +760,85 @@ export interface components {
       /** @description the task started for a mission */
       taskId?: string;
     };
-    TenantSpend: {
-      tenantId: string;
+    /** @description A schedule (docs/schedules.md); timestamps ISO 8601. */
+    Schedule: {
+      /** @example sch_5f0c2a9e81d4b7c3a6e1f209 */
+      id?: string;
+      tenantId?: string;
+      /** @example nightly audit */
+      name?: string;
+      /** @example 0 9 * * 1-5 */
+      cron?: string;
+      /** @example Europe/Berlin */
+      timezone?: string;
+      /** @enum {string} */
+      overlap?: 'skip' | 'allow' | 'cancel_previous';
+      catchUpMs?: number;
+      /** @description the body each fire creates a task with */
+      task?: {
+        [key: string]: unknown;
+      };
+      /** @enum {string} */
+      state?: 'active' | 'paused';
       /**
-       * @description the UTC day counted
-       * @example 2026-12-02
+       * Format: date-time
+       * @description when it was created
        */
-      day: string;
-      /** @description what the tenant's model calls (its tasks', the router's and the tools loop's) spent or hold reserved today; counted while a limit applies (the tenant's daily budget or the global cap) */
-      spentUsd: number;
-      /** @description the catalog's tenants.<id>.dailyBudgetUsd; absent: none */
-      dailyBudgetUsd?: number;
-      /** @description the day’s budget is used up: tasks paused with tenant_daily_budget stay paused until tomorrow (UTC) */
-      exhausted: boolean;
+      createdAt?: string | null;
+      /**
+       * Format: date-time
+       * @description when it was last paused or resumed
+       */
+      updatedAt?: string | null;
+      /**
+       * Format: date-time
+       * @description the next fire time (null while paused)
+       */
+      nextFireAt?: string | null;
+      /**
+       * Format: date-time
+       * @description the newest fire time decided
+       */
+      lastFireAt?: string | null;
+      /** @enum {string|null} */
+      lastOutcome?: 'created' | 'cancelled_previous' | 'skipped_overlap' | 'refused' | 'missed' | null;
+      /** @description the task of the newest fire that created one */
+      lastTaskId?: string | null;
+    };
+    SchedulePage: {
+      /** @description newest first */
+      data: components['schemas']['Schedule'][];
+      /** @description present when there is a next page: pass it as `cursor` */
+      nextCursor?: string;
+    };
+    /** @description What one fire did */
+    ScheduleRun: {
+      /**
+       * Format: date-time
+       * @description the fire time (for a trigger: when it was asked)
+       */
+      fireTime?: string | null;
+      /**
+       * Format: date-time
+       * @description when a Watcher (or the trigger) decided it
+       */
+      firedAt?: string | null;
+      /** @enum {string} */
+      trigger?: 'cron' | 'manual';
+      /** @enum {string} */
+      outcome?: 'created' | 'cancelled_previous' | 'skipped_overlap' | 'refused' | 'missed';
+      /** @description the task it created */
+      taskId?: string | null;
+      /** @description the unfinished task of the fire before (skipped_overlap, cancelled_previous) */
+      previousTaskId?: string | null;
+      /** @description why it was refused, skipped or missed */
+      reason?: string | null;
+    };
+    ScheduleRunPage: {
+      /** @description newest fire time first */
+      data: components['schemas']['ScheduleRun'][];
+      /** @description present when there is a next page: pass it as `cursor` */
+      nextCursor?: string;
     };
     ExitCriterionDto: {
       /**
@@ -843,6 +996,34 @@ export interface components {
       messageId?: string;
       /** @description run exactly this task (a POST /v1/tasks body) as the mission, instead of the tenant defaults */
       task?: components['schemas']['CreateTaskDto'];
+    };
+    CreateScheduleDto: {
+      /** @example nightly audit */
+      name: string;
+      /**
+       * @description when it fires: 5 fields (minute hour day-of-month month weekday), or 6 with leading seconds; at least SCHEDULE_MIN_INTERVAL_MS between two fires
+       * @example 0 9 * * 1-5
+       */
+      cron: string;
+      /**
+       * @description the IANA time zone the cron is read in; daylight-saving changes keep the wall-clock time
+       * @example Europe/Berlin
+       */
+      timezone: string;
+      /** @description the body of POST /v1/tasks each fire creates (no parentId) */
+      task: components['schemas']['CreateTaskDto'];
+      /**
+       * @description while the task of the fire before is unfinished: skip this fire, allow both, or cancel_previous (stop it, then create)
+       * @example skip
+       * @enum {string}
+       */
+      overlap: 'skip' | 'allow' | 'cancel_previous';
+      /**
+       * @description fires missed while no Watcher ran: the newest within this many ms runs once when one is back; older ones are recorded as missed
+       * @default 60000
+       * @example 20000
+       */
+      catchUpMs: number;
     };
   };
   responses: never;
@@ -1076,7 +1257,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1143,7 +1324,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1210,7 +1391,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1324,7 +1505,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1442,7 +1623,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1560,7 +1741,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1679,7 +1860,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -1835,7 +2016,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2108,7 +2289,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2175,7 +2356,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2237,7 +2418,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description no such task (or conversation) for this API key's tenant */
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
       404: {
         headers: {
           [name: string]: unknown;
@@ -2295,22 +2476,27 @@ export interface operations {
       };
     };
   };
-  TenantController_today: {
+  SchedulesController_list: {
     parameters: {
-      query?: never;
+      query?: {
+        /** @description entries per page */
+        limit?: number;
+        /** @description the nextCursor of the previous page */
+        cursor?: string;
+      };
       header?: never;
       path?: never;
       cookie?: never;
     };
     requestBody?: never;
     responses: {
-      /** @description spent and budget of today (UTC) */
+      /** @description a page of schedules */
       200: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['TenantSpend'];
+          'application/json': components['schemas']['SchedulePage'];
         };
       };
       /** @description a parameter, the query or the body failed validation (the message lists the problems) */
@@ -2324,6 +2510,589 @@ export interface operations {
       };
       /** @description no API key, or one API_KEYS does not name */
       401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_create: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CreateScheduleDto'];
+      };
+    };
+    responses: {
+      /** @description the schedule, active */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body is larger than 1 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body was not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_PER_MINUTE reached for this API key and route; `Retry-After` says in how many seconds to try again; or SCHEDULES_PER_TENANT reached */
+      429: {
+        headers: {
+          /** @description seconds */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_get: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the schedule */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_remove: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_PER_MINUTE reached for this API key and route; `Retry-After` says in how many seconds to try again */
+      429: {
+        headers: {
+          /** @description seconds */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_pause: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the schedule, paused */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the control does not apply in the current state; `currentStatus` says which it is */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body is larger than 1 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body was not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_PER_MINUTE reached for this API key and route; `Retry-After` says in how many seconds to try again */
+      429: {
+        headers: {
+          /** @description seconds */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_resume: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the schedule, active */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Schedule'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the control does not apply in the current state; `currentStatus` says which it is */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body is larger than 1 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body was not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_PER_MINUTE reached for this API key and route; `Retry-After` says in how many seconds to try again */
+      429: {
+        headers: {
+          /** @description seconds */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_trigger: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the run: the task it created, or why none */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleRun'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body is larger than 1 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body was not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_PER_MINUTE reached for this API key and route; `Retry-After` says in how many seconds to try again */
+      429: {
+        headers: {
+          /** @description seconds */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  SchedulesController_runs: {
+    parameters: {
+      query?: {
+        /** @description entries per page */
+        limit?: number;
+        /** @description the nextCursor of the previous page */
+        cursor?: string;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description a page of runs */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ScheduleRunPage'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task (or conversation, or schedule) for this API key's tenant */
+      404: {
         headers: {
           [name: string]: unknown;
         };

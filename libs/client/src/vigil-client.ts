@@ -5,6 +5,7 @@ import type {
   ChildList,
   ConversationMessage,
   ConversationReply,
+  CreateScheduleBody,
   CreateTaskBody,
   FindingPage,
   ListTasksQuery,
@@ -12,6 +13,10 @@ import type {
   PageQuery,
   ProvideInputBody,
   ResumeTaskBody,
+  Schedule,
+  SchedulePage,
+  ScheduleRun,
+  ScheduleRunPage,
   Task,
   TaskPage,
 } from './client-types';
@@ -83,6 +88,24 @@ export class VigilClient {
       followEvents((lastEventId, signal) => this.openEventStream(id, lastEventId, signal), options),
   };
 
+  /** `/v1/schedules` (docs/schedules.md). */
+  readonly schedules = {
+    create: (body: CreateScheduleBody): Promise<Schedule> => this.json('POST', '/v1/schedules', { body }),
+    list: (page: PageQuery = {}): Promise<SchedulePage> => this.json('GET', '/v1/schedules', { query: page }),
+    get: (id: string): Promise<Schedule> => this.json('GET', this.schedulePath(id)),
+    delete: async (id: string): Promise<void> => {
+      await this.request('DELETE', this.schedulePath(id));
+    },
+    pause: (id: string): Promise<Schedule> => this.json('POST', this.schedulePath(id, 'pause'), { body: {} }),
+    resume: (id: string): Promise<Schedule> =>
+      this.json('POST', this.schedulePath(id, 'resume'), { body: {} }),
+    /** A fire now: the run says which task it created, or why none. */
+    trigger: (id: string): Promise<ScheduleRun> =>
+      this.json('POST', this.schedulePath(id, 'trigger'), { body: {} }),
+    runs: (id: string, page: PageQuery = {}): Promise<ScheduleRunPage> =>
+      this.json('GET', this.schedulePath(id, 'runs'), { query: page }),
+  };
+
   readonly conversations = {
     message: (id: string, body: ConversationMessage): Promise<ConversationReply> =>
       this.json('POST', `/v1/conversations/${encodeURIComponent(id)}/messages`, { body }),
@@ -91,6 +114,10 @@ export class VigilClient {
   /** `GET /health` (no key needed). */
   health(): Promise<{ status?: string }> {
     return this.json('GET', '/health');
+  }
+
+  private schedulePath(id: string, sub?: string): string {
+    return `/v1/schedules/${encodeURIComponent(id)}${sub ? `/${sub}` : ''}`;
   }
 
   private taskPath(id: string, sub?: string): string {

@@ -73,6 +73,7 @@ export const SECTION_FIELDS = {
     'archiveBatchSize',
     'finishedJobRetentionMs',
   ],
+  schedules: ['schedulesPerTenant', 'scheduleMinIntervalMs'],
   telemetry: ['otelEndpoint', 'otelProtocol', 'otelServiceName', 'otelCaptureContent'],
   server: ['port', 'workerPort', 'watcherPort', 'notifierPort', 'publicBaseUrl', 'logLevel', 'logFormat'],
 } as const satisfies Record<string, readonly (keyof VigilConfig)[]>;
@@ -99,6 +100,8 @@ export type ToolsConfig = Section<'tools'>;
 export type KindsConfig = Section<'kinds'>;
 /** Retention, archives and the object store. */
 export type StorageConfig = Section<'storage'>;
+/** How many schedules a tenant may hold and how often they may fire (docs/schedules.md, "Bounds"). */
+export type SchedulesConfig = Section<'schedules'>;
 /** Traces: where they go and whether content is recorded (docs/observability.md). */
 export type TelemetryConfig = Section<'telemetry'>;
 /** Ports, the public base of links, logging. */
@@ -121,6 +124,7 @@ export const ADMIN_CONFIG = Symbol('ADMIN_CONFIG');
 export const TOOLS_CONFIG = Symbol('TOOLS_CONFIG');
 export const KINDS_CONFIG = Symbol('KINDS_CONFIG');
 export const STORAGE_CONFIG = Symbol('STORAGE_CONFIG');
+export const SCHEDULES_CONFIG = Symbol('SCHEDULES_CONFIG');
 export const TELEMETRY_CONFIG = Symbol('TELEMETRY_CONFIG');
 export const SERVER_CONFIG = Symbol('SERVER_CONFIG');
 
@@ -134,6 +138,7 @@ export const SECTION_TOKENS: { readonly [Name in SectionName]: symbol } = {
   tools: TOOLS_CONFIG,
   kinds: KINDS_CONFIG,
   storage: STORAGE_CONFIG,
+  schedules: SCHEDULES_CONFIG,
   telemetry: TELEMETRY_CONFIG,
   server: SERVER_CONFIG,
 };

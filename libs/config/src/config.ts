@@ -95,6 +95,10 @@ export interface VigilConfig {
   maxActiveTasksPerTenant: number | undefined;
   /** Concurrent SSE streams (`/v1/tasks/:id/events`) one API key may hold open, across API processes. */
   maxSseStreamsPerKey: number;
+  /** Schedules one tenant may hold (docs/schedules.md, "Bounds"). */
+  schedulesPerTenant: number;
+  /** The shortest time a schedule's cron may leave between two fires (docs/schedules.md, "Bounds"). */
+  scheduleMinIntervalMs: number;
   /** Bearer token that `/metrics` requires on every app when set. */
   metricsToken: string | undefined;
   /** Path of the operator's tool catalog (VIGIL_TOOLS), JSON in the MCP clients' convention. */
@@ -323,6 +327,8 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 120, 1, 1_000_000),
     maxActiveTasksPerTenant: readOptionalInt(env, 'MAX_ACTIVE_TASKS_PER_TENANT', 1, 10_000_000),
     maxSseStreamsPerKey: readInt(env, 'MAX_SSE_STREAMS_PER_KEY', 10, 1, 100_000),
+    schedulesPerTenant: readInt(env, 'SCHEDULES_PER_TENANT', 100, 1, 100_000),
+    scheduleMinIntervalMs: readInt(env, 'SCHEDULE_MIN_INTERVAL_MS', 60_000, 1_000, 31 * 86_400_000),
     metricsToken: readOptional(env, 'METRICS_TOKEN'),
     toolsCatalogPath: readOptional(env, 'VIGIL_TOOLS'),
     toolCatalog: loadToolCatalog(env),

@@ -119,14 +119,7 @@ export class CreateTaskUseCase {
     const parent = dto.parentId ? await this.tasks.getForTenant(dto.parentId, tenantId) : undefined;
     if (parent && TERMINAL_STATUSES.includes(parent.status))
       throw new TaskNotActiveError(parent.id, parent.status);
-    const kind = this.kinds.registry.get(dto.kind);
-    const input = validateKindInput(kind, dto.input);
-    // The kind's own criteria are always there; the caller's may only add to or tighten them.
-    const exitCriteria = resolveExitCriteria(kind, input, dto.exitCriteria);
-    // What needs the tenant or the outside world: a mission's tools, the criteria naming them, a model or a plan.
-    await kind.validateForTenant?.(input, tenantId, this.kinds.services, { agent: dto.agent, exitCriteria });
-    if (dto.notify?.webhookUrl)
-      await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
+    const { kind, input, exitCriteria } = await this.validated(tenantId, dto);
 
     const policy = dto.agent?.policy ?? this.config.retryPolicy;
     // A child's id is derived too: a replayed start_subtask must be the same request.
@@ -189,6 +182,26 @@ export class CreateTaskUseCase {
       }
     }
     return placement ? { task, created, placement } : { task, created };
+  }
+
+  /**
+   * Everything a create checks about the body before it writes, without writing: a schedule's
+   * task is checked when the schedule is made, not first at its first fire (docs/schedules.md).
+   */
+  async check(tenantId: string, dto: CreateTaskDto): Promise<void> {
+    await this.validated(tenantId, dto);
+  }
+
+  private async validated(tenantId: string, dto: CreateTaskDto) {
+    const kind = this.kinds.registry.get(dto.kind);
+    const input = validateKindInput(kind, dto.input);
+    // The kind's own criteria are always there; the caller's may only add to or tighten them.
+    const exitCriteria = resolveExitCriteria(kind, input, dto.exitCriteria);
+    // What needs the tenant or the outside world: a mission's tools, the criteria naming them, a model or a plan.
+    await kind.validateForTenant?.(input, tenantId, this.kinds.services, { agent: dto.agent, exitCriteria });
+    if (dto.notify?.webhookUrl)
+      await assertWebhookTarget(dto.notify.webhookUrl, this.config.webhookAllowPrivate);
+    return { kind, input, exitCriteria };
   }
 
   /**

@@ -12,3 +12,4 @@ export * from './html/task-row-html';
 export * from './assets/dashboard-script';
 export * from './assets/dashboard-style';
 export * from './dashboard.module';
+export * from './html/schedules-html';

@@ -9,3 +9,4 @@ export * from './redis.module';
 export * from './write-coalescing';
 export * from './bounded-memo';
 export * from './store-memory';
+export * from './fixed-window';

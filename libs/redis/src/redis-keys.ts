@@ -157,6 +157,40 @@ export class RedisKeys {
     return `webhooks{s${shard}}`;
   }
 
+  /**
+   * A schedule's record (hash: spec, state, last fire). Every schedule key carries the one tag
+   * `{sched}`: a tenant's count bound, the indexes and a fire's claim and run stay in one Redis
+   * Cluster slot (schedules are few: SCHEDULES_PER_TENANT bounds them).
+   */
+  schedule(scheduleId: string): string {
+    return `${this.prefix}:{sched}:schedule:${scheduleId}`;
+  }
+
+  /** A schedule's runs (hash: fire time ms -> run JSON), beside their order by fire time. */
+  scheduleRuns(scheduleId: string): string {
+    return `${this.schedule(scheduleId)}:runs`;
+  }
+
+  /** A schedule's fire times, scored by themselves: the runs' order, and which to drop past the cap. */
+  scheduleRunOrder(scheduleId: string): string {
+    return `${this.schedule(scheduleId)}:run-order`;
+  }
+
+  /** A tenant's schedule ids scored by creation time. */
+  tenantSchedules(tenantId: string): string {
+    return `${this.prefix}:{sched}:idx:tenant:${tenantId}`;
+  }
+
+  /** Every schedule id of every tenant scored by creation time (the dashboard's list). */
+  allSchedules(): string {
+    return `${this.prefix}:{sched}:idx:all`;
+  }
+
+  /** BullMQ queue whose job schedulers fire the schedules; the tag pins its keys to one slot. */
+  scheduleQueueName(): string {
+    return 'schedules{sched}';
+  }
+
   spend(): string {
     return `${this.prefix}:spend:global`;
   }

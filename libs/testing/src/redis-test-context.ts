@@ -65,6 +65,11 @@ export class RedisTestContext {
     return this.queue(this.keys.wakeQueueName(shard));
   }
 
+  /** The queue of the schedules' job schedulers (BullMQ, under this prefix). */
+  scheduleQueue(): Queue {
+    return this.queue(this.keys.scheduleQueueName());
+  }
+
   /** Runs `close` when the context closes, last registered first, before the keys are deleted. */
   onClose(close: () => Promise<unknown>): void {
     this.closers.push(close);

@@ -14,6 +14,8 @@ export class VigilStack {
   readonly tasks: TaskRepository;
   readonly env: Record<string, string>;
   api?: HttpClient;
+  /** How long `start` waits for an app's ready line (a loaded machine boots slowly). */
+  readyTimeoutMs = 20_000;
 
   constructor(
     readonly ctx: RedisTestContext,
@@ -46,7 +48,7 @@ export class VigilStack {
       script,
     );
     this.processes.push(process);
-    await process.waitFor(new RegExp(`vigil-${app} ready on port \\d+`));
+    await process.waitFor(new RegExp(`vigil-${app} ready on port \\d+`), this.readyTimeoutMs);
     const port = /ready on port (\d+)/.exec(process.text())![1];
     process.port = Number(port);
     if (app === 'api') this.api = new HttpClient(`http://127.0.0.1:${port}`, 'test-key-0001');

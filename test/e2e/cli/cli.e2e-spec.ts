@@ -101,6 +101,37 @@ describe('the vigil CLI against the running stack', () => {
     expect(JSON.parse(get.stdout)).toMatchObject({ id, status: 'completed', completedUnits: 3 });
   });
 
+  it('schedules: create, list, trigger, runs, pause, show and delete through the typed client', async () => {
+    const file = bodyFile('schedule.json', {
+      name: 'nightly check',
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      task: { kind: 'noop', input: { steps: 1 } },
+      overlap: 'skip',
+    });
+    const created = await vigil(['schedules', 'create', '-f', file, '--json'], cli);
+    expect(created.stderr).toBe('');
+    const schedule = JSON.parse(created.stdout) as { id: string; state: string };
+    expect(schedule).toMatchObject({ id: expect.stringMatching(/^sch_/), state: 'active' });
+    const list = await vigil(['schedules', 'list'], cli);
+    expect(list.stdout).toMatch(
+      new RegExp(`^${schedule.id} +active +0 3 \\* \\* \\* +Europe/Berlin +skip +`, 'm'),
+    );
+    const trigger = await vigil(['schedules', 'trigger', schedule.id], cli);
+    const taskId = /^created task (tsk_\w+)$/m.exec(trigger.stdout)?.[1];
+    expect(taskId).toBeDefined();
+    expect((await stack.tasks.get(taskId!))?.tenantId).toBe('acme');
+    const runs = await vigil(['schedules', 'runs', schedule.id], cli);
+    expect(runs.stdout).toMatch(new RegExp(`manual +created +${taskId}`));
+    expect((await vigil(['schedules', 'pause', schedule.id], cli)).stdout).toBe(`${schedule.id}: paused\n`);
+    expect((await vigil(['schedules', 'show', schedule.id], cli)).stdout).toMatch(
+      /^next fire: none \(paused\)$/m,
+    );
+    expect((await vigil(['schedules', 'delete', schedule.id], cli)).stdout).toBe(`deleted ${schedule.id}\n`);
+    const gone = await vigil(['schedules', 'show', schedule.id], cli);
+    expect(gone.code).toBe(4);
+  });
+
   it('create --watch of a task that fails exits 1 and says why', async () => {
     const file = bodyFile('too-long.json', { kind: 'noop', title: 'too long', input: { steps: 40 } });
     const run = await vigil(['tasks', 'create', '-f', file, '--watch'], cli);

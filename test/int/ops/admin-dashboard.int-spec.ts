@@ -126,6 +126,29 @@ describe('the task dashboard', () => {
     expect(await script.text()).toContain('new EventSource');
   });
 
+  it('lists every tenant’s schedules and shows a schedule’s runs linked to their tasks, behind basic auth', async () => {
+    const body = (name: string) => ({
+      name,
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      task: { kind: 'noop', input: { steps: 1 } },
+      overlap: 'allow',
+    });
+    const mine = (await acme.post('/v1/schedules', body('acme <nightly>'))).body;
+    await beta.post('/v1/schedules', body('beta weekly'));
+    const run = (await acme.post(`/v1/schedules/${mine.id}/trigger`)).body;
+    expect((await page('/admin/tasks/schedules', {})).status).toBe(401);
+    const list = await (await page('/admin/tasks/schedules')).text();
+    expect(list).toContain('acme &lt;nightly&gt;');
+    expect(list).toContain('beta weekly');
+    expect(list).toContain(`href="/admin/tasks/schedules/${mine.id}"`);
+    const one = await (await page(`/admin/tasks/schedules/${mine.id}`)).text();
+    expect(one).toContain('<code>0 3 * * *</code> in Europe/Berlin');
+    expect(one).toContain(`<a href="/admin/tasks/${run.taskId}">${run.taskId}</a>`);
+    expect(one).toMatch(/<td>manual<\/td>\s*<td>created<\/td>/);
+    expect((await page('/admin/tasks/schedules/sch_none')).status).toBe(404);
+  });
+
   it('shows a task page and runs stop only with the session CSRF token', async () => {
     const { body: task } = await acme.post('/v1/tasks', {
       kind: 'noop',

@@ -4,6 +4,7 @@ import { DashboardModule } from '@vigil/dashboard';
 import { basicAuth } from '../admin-auth';
 import { DashboardLiveController } from './dashboard-live.controller';
 import { DashboardController } from './dashboard.controller';
+import { ScheduleDashboardController } from './schedule-dashboard.controller';
 
 /** Form bodies of the dashboard's buttons are tiny: a CSRF token. */
 const FORM_LIMIT = '4kb';
@@ -17,13 +18,17 @@ const ADMIN_PASSWORD = Symbol('ADMIN_PASSWORD');
 export class AdminDashboardModule implements NestModule {
   constructor(@Inject(ADMIN_PASSWORD) private readonly password: string) {}
 
-  static forRoot(password: string, control: DynamicModule): DynamicModule {
+  static forRoot(password: string, control: DynamicModule, schedules?: DynamicModule): DynamicModule {
     return {
       module: AdminDashboardModule,
-      imports: [DashboardModule, control],
+      imports: [DashboardModule, control, ...(schedules ? [schedules] : [])],
       providers: [{ provide: ADMIN_PASSWORD, useValue: password }],
-      // The live controller first: its `live` route must not be read as a task id.
-      controllers: [DashboardLiveController, DashboardController],
+      // The live and schedule controllers first: `live` and `schedules` must not be read as task ids.
+      controllers: [
+        DashboardLiveController,
+        ...(schedules ? [ScheduleDashboardController] : []),
+        DashboardController,
+      ],
     };
   }
 

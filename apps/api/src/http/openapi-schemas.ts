@@ -1,4 +1,5 @@
 import { TASK_STATUSES } from '@vigil/tasks';
+import { SCHEDULE_SCHEMAS } from './schedule-schemas';
 
 /**
  * Response shapes of the API as JSON Schema, registered as components by `createOpenApiDocument`
@@ -321,6 +322,7 @@ export const API_SCHEMAS: Record<string, Schema> = {
       },
     },
   },
+  ...SCHEDULE_SCHEMAS,
 };
 
 export const schemaRef = ref;

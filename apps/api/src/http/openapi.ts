@@ -11,7 +11,8 @@ function errorsOf(path: string, method: string): Record<number, string> {
   const errors: Record<number, string> = {};
   const v1 = path.startsWith('/v1/');
   if (v1) errors[401] = 'no API key, or one API_KEYS does not name';
-  if (v1 && path.includes('{id}')) errors[404] = "no such task (or conversation) for this API key's tenant";
+  if (v1 && path.includes('{id}'))
+    errors[404] = "no such task (or conversation, or schedule) for this API key's tenant";
   if (v1)
     errors[400] = 'a parameter, the query or the body failed validation (the message lists the problems)';
   if (v1 && method === 'post') {
@@ -29,6 +30,8 @@ function errorsOf(path: string, method: string): Record<number, string> {
     errors[429] =
       'RATE_LIMIT_PER_MINUTE, or MAX_ACTIVE_TASKS_PER_TENANT (the message says how many are active)';
   }
+  if (path === '/v1/schedules' && method === 'post')
+    errors[429] = 'RATE_LIMIT_PER_MINUTE, or SCHEDULES_PER_TENANT (the message says how many the tenant has)';
   const readsArchives =
     (method === 'get' && path.startsWith('/v1/tasks') && !path.endsWith('/events')) ||
     /^\/v1\/tasks\/\{id\}\/(stop|pause|resume|input)$/.test(path);

@@ -1,13 +1,13 @@
 import type { ThrottlerStorage } from '@nestjs/throttler';
 import type { Redis } from 'ioredis';
+import { countInFixedWindow } from '@vigil/redis';
 import { storeFullOf } from '@vigil/tasks';
 
 type ThrottlerStorageRecord = Awaited<ReturnType<ThrottlerStorage['increment']>>;
 
 /**
  * The rate-limit counters of @nestjs/throttler in Redis, so every API process shares them: one
- * fixed window per key, opened and counted in one MULTI (SET NX PX, INCR, PTTL) — no Lua, and a
- * single key per command, so it runs on a Redis Cluster too. Keys: `<KEY_PREFIX>:ratelimit:<key>`.
+ * fixed window per key (countInFixedWindow). Keys: `<KEY_PREFIX>:ratelimit:<key>`.
  */
 export class RedisThrottlerStorage implements ThrottlerStorage {
   constructor(
@@ -32,16 +32,7 @@ export class RedisThrottlerStorage implements ThrottlerStorage {
   }
 
   private async count(name: string, ttl: number, limit: number): Promise<ThrottlerStorageRecord> {
-    const replies = await this.redis.multi().set(name, 0, 'PX', ttl, 'NX').incr(name).pttl(name).exec();
-    if (!replies) throw new Error('rate-limit transaction was aborted');
-    for (const [error] of replies) if (error) throw error;
-    const totalHits = Number(replies[1][1]);
-    let pttl = Number(replies[2][1]);
-    if (pttl < 0) {
-      // The window expired between SET and INCR: the INCR opened a new one without an expiry.
-      await this.redis.pexpire(name, ttl);
-      pttl = ttl;
-    }
+    const { hits: totalHits, remainingMs: pttl } = await countInFixedWindow(this.redis, name, ttl);
     // @nestjs/throttler 6 counts these in seconds (they become Retry-After).
     const timeToExpire = Math.max(1, Math.ceil(pttl / 1000));
     const isBlocked = totalHits > limit;

@@ -22,6 +22,7 @@ export function layout(title: string, live: string, body: SafeHtml, now = Date.n
 <body data-live="${live}" data-server-now="${now}">
 <header class="top">
 <a href="${DASHBOARD_BASE}">Vigil tasks</a>
+<a href="${DASHBOARD_BASE}/schedules">schedules</a>
 <a href="/admin/queues">queues</a>
 <span id="live-state" class="live-state">not live</span>
 </header>

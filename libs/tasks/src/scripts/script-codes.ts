@@ -76,3 +76,14 @@ export enum ConversationClaimCode {
   Duplicate = 1,
   Pending = 2,
 }
+
+/** The schedule scripts' outcomes (codes.lua, `SCHEDULE`; docs/schedules.md). */
+export enum ScheduleScriptCode {
+  Applied = 0,
+  Claimed = 1,
+  Duplicate = 2,
+  NotFound = -1,
+  Limit = -13,
+  Paused = -14,
+  Busy = -15,
+}

@@ -2,7 +2,13 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { LUA_SOURCES } from '../lua/scripts.generated';
 import { TASK_STATUSES, TERMINAL_STATUSES } from '../task-status';
-import { ContextReply, ConversationClaimCode, MessageScriptCode, ScriptCode } from './script-codes';
+import {
+  ContextReply,
+  ConversationClaimCode,
+  MessageScriptCode,
+  ScheduleScriptCode,
+  ScriptCode,
+} from './script-codes';
 import { TASK_SCRIPT_KEYS, taskScriptDefinitions } from './task-scripts';
 
 const LUA_DIR = join(__dirname, '..', 'lua');
@@ -101,6 +107,7 @@ describe('the task scripts', () => {
     expect(luaTable('MESSAGE')).toEqual(enumTable(MessageScriptCode));
     expect(luaTable('CONTEXT')).toEqual(enumTable(ContextReply));
     expect(luaTable('CONVERSATION')).toEqual(enumTable(ConversationClaimCode));
+    expect(luaTable('SCHEDULE')).toEqual(enumTable(ScheduleScriptCode));
   });
   it('places the statuses in KEYS[7..16] in the order of TASK_STATUSES and allows moves between known ones only', () => {
     const lua = source('transition-task.lua');

@@ -31,6 +31,11 @@ export const TASK_SCRIPT_KEYS = {
   'register-child': 6,
   'forget-task': 25,
   'publish-live-output': 'variable',
+  'create-schedule': 3,
+  'set-schedule-state': 1,
+  'delete-schedule': 5,
+  'claim-schedule-fire': 2,
+  'record-schedule-run': 3,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

@@ -34,3 +34,12 @@ local CONTEXT_INCLUDED = 1
 local CONVERSATION_CLAIMED = 0
 local CONVERSATION_DUPLICATE = 1
 local CONVERSATION_PENDING = 2
+
+-- The schedule scripts (create, state, claim a fire, record a run) answer outcomes of their own.
+local SCHEDULE_APPLIED = 0
+local SCHEDULE_CLAIMED = 1
+local SCHEDULE_DUPLICATE = 2
+local SCHEDULE_NOT_FOUND = -1
+local SCHEDULE_LIMIT = -13
+local SCHEDULE_PAUSED = -14
+local SCHEDULE_BUSY = -15

@@ -1,0 +1,69 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { Job, JobSchedulerTemplateOptions, Queue } from 'bullmq';
+import { storeFullOf } from '@vigil/tasks';
+import type { Schedule } from './schedule.types';
+
+export const SCHEDULE_QUEUE = Symbol('SCHEDULE_QUEUE');
+export const FIRE_JOB_NAME = 'fire';
+
+/** The job a schedule's BullMQ job scheduler produces at each fire time; the Watcher processes it. */
+export interface FireJob {
+  tenantId: string;
+  scheduleId: string;
+}
+
+/**
+ * A fire job that fails (Redis unreachable mid-fire) is retried: its run is decided once whatever
+ * the number of attempts (claim-schedule-fire.lua, the task's Idempotency-Key).
+ */
+const FIRE_JOB_OPTIONS: JobSchedulerTemplateOptions = {
+  attempts: 5,
+  backoff: { type: 'exponential', delay: 500 },
+  removeOnComplete: { age: 3_600, count: 1_000 },
+  removeOnFail: { age: 86_400, count: 1_000 },
+};
+
+/**
+ * The fire time of a job a scheduler produced: BullMQ names the job `repeat:<scheduler>:<due ms>`
+ * and keeps the due time as `prevMillis` in its options.
+ */
+export function fireTimeOf(job: Pick<Job, 'id' | 'opts' | 'timestamp'>): number {
+  const prevMillis = (job.opts as { prevMillis?: unknown }).prevMillis;
+  if (typeof prevMillis === 'number' && prevMillis > 0) return prevMillis;
+  const due = /:(\d+)$/.exec(job.id ?? '');
+  if (due) return Number(due[1]);
+  throw new Error(`job ${job.id}: not produced by a schedule's job scheduler (no fire time)`);
+}
+
+/**
+ * A schedule's BullMQ job scheduler (docs/schedules.md, "How fires happen"): one per active
+ * schedule, its id the schedule's, its cron and time zone the schedule's. Only the API writes
+ * them; BullMQ keeps one job of the next fire time, which the first Watcher to fetch it processes.
+ */
+@Injectable()
+export class ScheduleQueue {
+  constructor(@Inject(SCHEDULE_QUEUE) private readonly queue: Queue) {}
+
+  async upsert(schedule: Schedule): Promise<void> {
+    const data: FireJob = { tenantId: schedule.tenantId, scheduleId: schedule.id };
+    await this.queue
+      .upsertJobScheduler(
+        schedule.id,
+        { pattern: schedule.cron, tz: schedule.timezone },
+        { name: FIRE_JOB_NAME, data, opts: FIRE_JOB_OPTIONS },
+      )
+      .catch((error: unknown) => {
+        throw storeFullOf(error);
+      });
+  }
+
+  async remove(scheduleId: string): Promise<void> {
+    await this.queue.removeJobScheduler(scheduleId);
+  }
+
+  /** When the scheduler's next job is due, or undefined when the schedule has none (paused). */
+  async nextFireTime(scheduleId: string): Promise<number | undefined> {
+    const scheduler = await this.queue.getJobScheduler(scheduleId);
+    return scheduler?.next ?? undefined;
+  }
+}
