@@ -55,6 +55,10 @@ export class DeadWorkerDetector {
       const workerId = this.keys.workerIdOfClient(name);
       if (workerId !== null) live.add(workerId);
     }
+    // A Worker missing from this answer vanished before it came back: its last write is older than
+    // now, not necessarily than the look's start (on a loaded machine the reply takes a while, and a
+    // Worker killed meanwhile would otherwise seem to have written after it vanished).
+    now = Math.max(now, Date.now());
     for (const id of [...this.missingSince.keys()])
       if (live.has(id) || !registered.includes(id)) this.missingSince.delete(id);
     for (const id of registered)
