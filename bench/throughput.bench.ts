@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import type { AppProcess } from '@vigil/testing';
+import { scaleCounts } from './lib/commandstats';
 import { BenchContext } from './lib/context';
 import { LineChild } from './lib/line-child';
 import { startApp, vmRssKiB } from './lib/processes';
@@ -58,6 +59,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
       string,
       {
         commands: number;
+        byCommand: Record<string, number>;
         redisReads: number;
         processCpuMs: number;
         mainThreadCpuMs: number;
@@ -87,6 +89,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
         const run = runs[which];
         perUnit[which] = {
           commands: round(run.commands / run.units),
+          byCommand: scaleCounts(run.byCommand, run.units),
           redisReads: round(run.redisReads / run.units),
           processCpuMs: round(run.processCpuMs / run.units),
           mainThreadCpuMs: round(run.mainThreadCpuMs / run.units),

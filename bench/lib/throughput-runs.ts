@@ -2,7 +2,14 @@ import { Queue } from 'bullmq';
 import { bullConnection, SLICE_JOB_NAME, SLICE_JOB_OPTIONS } from '@vigil/queue';
 import { ControlSignals, TaskRepository } from '@vigil/tasks';
 import type { AppProcess } from '@vigil/testing';
-import { diffCommandStats, readCommandStats, redisCpuMs, redisReads, totalCalls } from './commandstats';
+import {
+  CommandCounts,
+  diffCommandStats,
+  readCommandStats,
+  redisCpuMs,
+  redisReads,
+  totalCalls,
+} from './commandstats';
 import { BenchContext } from './context';
 import type { LineChild } from './line-child';
 import { cpuMs, mainThreadCpuMs, startApp, vmRssKiB } from './processes';
@@ -16,6 +23,8 @@ export interface Run {
   ms: number;
   units: number;
   commands: number;
+  /** The same commands by name (a script's own calls counted apart from its EVALSHA). */
+  byCommand: CommandCounts;
   /** CPU ms of the consuming process and of the Redis server over the run. */
   processCpuMs: number;
   /** Of which the main thread's (the JavaScript itself, which one core bounds). */
@@ -35,10 +44,11 @@ async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<vo
   const ms = Date.now() - started;
   const [cpu1, main1] = [cpuMs(pid), mainThreadCpuMs(pid)];
   const [redis1, reads1] = [await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
-  const commands = totalCalls(diffCommandStats(before, await readCommandStats(ctx.stats)));
+  const byCommand = diffCommandStats(before, await readCommandStats(ctx.stats));
   return {
     ms,
-    commands,
+    commands: totalCalls(byCommand),
+    byCommand,
     processCpuMs: cpu1 - cpu0,
     mainThreadCpuMs: main1 - main0,
     redisCpuMs: redis1 - redis0,

@@ -12,6 +12,7 @@ export const SECTION_FIELDS = {
     'watcherIntervalMs',
     'staleAfterMs',
     'userUpdateIntervalMs',
+    'progressEventIntervalMs',
     'livenessIntervalMs',
     'modelCallTimeoutMs',
     'toolCallTimeoutMs',

@@ -37,6 +37,8 @@ export interface VigilConfig {
   watcherIntervalMs: number;
   staleAfterMs: number;
   userUpdateIntervalMs: number;
+  /** Least time between two `task.progress` events of one task on the event stream (0: every step). */
+  progressEventIntervalMs: number;
   sliceMaxSteps: number;
   taskMaxSlices: number;
   taskMaxDurationMs: number;
@@ -278,6 +280,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     watcherIntervalMs: readInt(env, 'WATCHER_INTERVAL_MS', 60_000, 10),
     staleAfterMs,
     userUpdateIntervalMs: readInt(env, 'USER_UPDATE_INTERVAL_MS', 120_000, 10),
+    progressEventIntervalMs: readInt(env, 'PROGRESS_EVENT_INTERVAL_MS', 1_000, 0, 3_600_000),
     sliceMaxSteps: readInt(env, 'SLICE_MAX_STEPS', 14, 1, 10_000),
     taskMaxSlices: readInt(env, 'TASK_MAX_SLICES', 24, 1, 1_000_000),
     taskMaxDurationMs: readInt(env, 'TASK_MAX_DURATION_MS', 3_600_000, 1000),
@@ -294,7 +297,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     livenessIntervalMs: readInt(
       env,
       'LIVENESS_INTERVAL_MS',
-      Math.min(1_000, readInt(env, 'WATCHER_INTERVAL_MS', 60_000, 10)),
+      Math.min(250, readInt(env, 'WATCHER_INTERVAL_MS', 60_000, 10)),
       10,
     ),
     taskBudgetUsd: readNumber(env, 'TASK_BUDGET_USD', 3, 0)!,

@@ -7,14 +7,26 @@ import { clientNames, REDIS, RedisKeys, uptimeMs } from '@vigil/redis';
 export type GoneWorkers = Map<string, number>;
 
 /**
+ * Clients retry a lost connection with a growing back-off (ioredis: up to 2 s between tries), so
+ * after a Redis restart every Worker is missing until its next try: no one is declared gone while
+ * Redis has been up for less than this.
+ */
+export const RECONNECT_GRACE_MS = 5_000;
+
+/**
  * Finds Worker processes that are provably gone: registered, but their named Redis connection is
- * no longer connected (the kernel closes a killed process's sockets). A frozen process keeps its
- * connection and is left to the heartbeat deadline.
+ * no longer connected. The rule (docs/ARCHITECTURE.md, "Stalls, diagnosed"): the kernel closes a
+ * killed process's sockets at once, and Redis drops the client as it reads the close; a stopped
+ * (SIGSTOP) or busy process (a blocked event loop, a long GC pause, a loaded machine) keeps its
+ * connection open however long it is silent, because nothing on the connection asks it to answer.
+ * So the connection's presence is a liveness signal that needs no timer in the Worker and no TTL
+ * that a slow Worker could miss; silence is left to the heartbeat deadline (`frozen`).
  *
- * A connection can also vanish for a moment without its process dying (a network blip, a Redis
- * restart: every client reconnects within a second or two). So a Worker counts as gone only once
- * it has stayed away for CONFIRM_MS, never while Redis itself has been up for less than that, and
- * the Supervisor still refuses to recover a task whose heartbeat is newer than the disappearance.
+ * A connection can also vanish for a moment without its process dying (a network blip: the client
+ * reconnects within about 50 ms; a Redis restart: see RECONNECT_GRACE_MS). So a Worker counts as
+ * gone only when two looks CONFIRM_MS apart both miss it, never while Redis itself has been up for
+ * less than the grace, and the Supervisor still refuses to recover a task whose heartbeat is newer
+ * than the disappearance.
  */
 @Injectable()
 export class DeadWorkerDetector {
@@ -26,9 +38,8 @@ export class DeadWorkerDetector {
     private readonly keys: RedisKeys,
     @Inject(CLOCKS_CONFIG) config: Pick<ClockConfig, 'livenessIntervalMs' | 'staleAfterMs'>,
   ) {
-    // Two looks at least, and about two seconds (the time clients take to reconnect after a Redis
-    // restart) unless STALE_AFTER_MS is so short that staleness would decide first.
-    this.confirmMs = Math.max(2 * config.livenessIntervalMs, Math.min(2_000, config.staleAfterMs / 4));
+    // Two looks apart at least, and half a second: ten times a blip's reconnect.
+    this.confirmMs = Math.max(2 * config.livenessIntervalMs, Math.min(500, config.staleAfterMs / 4));
   }
 
   /** Looks once (HKEYS + CLIENT LIST) and returns the Workers confirmed gone by now. */
@@ -44,6 +55,10 @@ export class DeadWorkerDetector {
       const workerId = this.keys.workerIdOfClient(name);
       if (workerId !== null) live.add(workerId);
     }
+    // A Worker missing from this answer vanished before it came back: its last write is older than
+    // now, not necessarily than the look's start (on a loaded machine the reply takes a while, and a
+    // Worker killed meanwhile would otherwise seem to have written after it vanished).
+    now = Math.max(now, Date.now());
     for (const id of [...this.missingSince.keys()])
       if (live.has(id) || !registered.includes(id)) this.missingSince.delete(id);
     for (const id of registered)
@@ -51,7 +66,8 @@ export class DeadWorkerDetector {
     const gone: GoneWorkers = new Map(
       [...this.missingSince].filter(([, since]) => now - since >= this.confirmMs),
     );
-    if (gone.size > 0 && (await uptimeMs(this.redis)) < this.confirmMs) return new Map();
+    if (gone.size > 0 && (await uptimeMs(this.redis)) < Math.max(this.confirmMs, RECONNECT_GRACE_MS))
+      return new Map();
     return gone;
   }
 

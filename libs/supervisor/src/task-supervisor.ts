@@ -150,6 +150,12 @@ export class TaskSupervisor {
   ): Promise<InspectionOutcome> {
     const task = await this.tasks.get(taskId);
     const decision = decide(task, suspicion, evidence, now, this.decisionLimits);
+    if (task && decision.kind === 'hands_off' && suspicion === 'deadline') {
+      // Steps move the deadline index in strides (record-step.lua), so an entry can come due a little
+      // before the heartbeat goes stale: put it back at the stale time instead of looking every sweep.
+      const lastProof = task.lastHeartbeatAt ?? task.updatedAt;
+      await this.tasks.deferSweep(task, 'deadline', lastProof + this.clocks.staleAfterMs);
+    }
     return task ? this.act(task, decision, lease, now) : 'nothing';
   }
 

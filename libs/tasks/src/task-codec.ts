@@ -28,6 +28,8 @@ export function encodeNewTask(id: string, task: NewTask, now: number): Record<st
     contextVersion: '0',
     actionsRecorded: '0',
     actionsRecordedAt: '0',
+    progressEventAt: '',
+    deadlineIndexedAt: '',
     lastHeartbeatAt: '',
     currentStep: '',
     statusReason: '',

@@ -2,13 +2,14 @@ import { settingsProvider, type Settings } from '@vigil/config';
 
 /**
  * What the task stores write beside a task: its clocks (stale deadline, duration cap, next user
- * update, human wait) and the caps their scripts enforce (event stream length, parallel children).
+ * update, human wait, progress events) and the caps their scripts enforce (event stream length, parallel children).
  * Two sections' fields, so the stores inject this composite rather than the clocks and limits whole.
  */
 export const TASK_SETTING_FIELDS = [
   'staleAfterMs',
   'taskMaxDurationMs',
   'userUpdateIntervalMs',
+  'progressEventIntervalMs',
   'humanWaitTimeoutMs',
   'eventStreamMaxLen',
   'maxParallelChildren',

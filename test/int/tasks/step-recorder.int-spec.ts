@@ -60,7 +60,7 @@ describe('record-step.lua', () => {
     // A hash this small is a listpack, searched field by field from its start (create-task.lua).
     expect(await ctx.redis.object('ENCODING', ctx.keys.task(task.id))).toBe('listpack');
     const fields = await ctx.redis.hkeys(ctx.keys.task(task.id));
-    expect(fields.slice(0, 21)).toEqual([
+    expect(fields.slice(0, 23)).toEqual([
       'status',
       'attempt',
       'tenantId',
@@ -73,6 +73,8 @@ describe('record-step.lua', () => {
       'completedUnits',
       'actionsRecorded',
       'actionsRecordedAt',
+      'progressEventAt',
+      'deadlineIndexedAt',
       'consecutiveErrors',
       'lastHeartbeatAt',
       'updatedAt',
@@ -159,6 +161,70 @@ describe('record-step.lua', () => {
     expect((await tasks.get(open.id))!.completedUnits).toBeNull();
     const first = await recorder.record({ ...step('a'), taskId: open.id });
     expect(first).toMatchObject({ step: 1, completedUnits: 1 });
+  });
+
+  it('keeps progress in the record on every step and appends a task.progress event at most once per interval, and on the last unit', async () => {
+    const { task } = await tasks.create('rs-coalesce', newNoopTask({ input: { steps: 4 }, totalUnits: 4 }));
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    const progressEvents = async () =>
+      (await ctx.redis.xrange(ctx.keys.events(0), '-', '+')).filter(
+        ([, fields]) => fields[1] === 'task.progress' && fields[3] === task.id,
+      );
+    const interval = ctx.config.progressEventIntervalMs;
+    expect(interval).toBeGreaterThan(0);
+    const at = [1_000_000, 1_000_001, 1_000_002 + interval, 1_000_003 + interval];
+    for (let i = 0; i < 3; i++)
+      await recorder.record(
+        {
+          taskId: task.id,
+          attempt: 1,
+          action: action({ key: `step:${i}` }),
+          succeeded: true,
+          currentStep: `s${i}`,
+        },
+        at[i],
+      );
+    // The first step's event, none for the second (inside the interval), one once it has passed.
+    const events = await progressEvents();
+    expect(events.map(([, fields]) => JSON.parse(fields[15]).completedUnits)).toEqual([1, 3]);
+    const stored = await tasks.get(task.id);
+    expect([stored?.completedUnits, stored?.currentStep]).toEqual([3, 's2']);
+    // The step that completes the last unit has its event however soon it comes.
+    await recorder.record(
+      { taskId: task.id, attempt: 1, action: action({ key: 'step:3' }), succeeded: true, currentStep: 's3' },
+      at[3],
+    );
+    expect((await progressEvents()).map(([, fields]) => JSON.parse(fields[15]).completedUnits)).toEqual([
+      1, 3, 4,
+    ]);
+  });
+
+  it('moves the deadline index past the stale deadline in strides of an eighth of it, never to before it', async () => {
+    const { task } = await tasks.create('rs-deadline', newNoopTask({ input: { steps: 9 }, totalUnits: 9 }));
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    const stale = ctx.config.staleAfterMs;
+    const slack = Math.floor(stale / 8);
+    const score = async () => Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id));
+    const step = (i: number, at: number) =>
+      recorder.record(
+        {
+          taskId: task.id,
+          attempt: 1,
+          action: action({ key: `step:${i}` }),
+          succeeded: true,
+          currentStep: `s${i}`,
+        },
+        at,
+      );
+    const t0 = 2_000_000;
+    await step(0, t0);
+    expect(await score()).toBe(t0 + stale + slack);
+    // Within the stride: the index already holds a later deadline than this step's.
+    await step(1, t0 + slack);
+    expect(await score()).toBe(t0 + stale + slack);
+    // Past it: moved again, one stride beyond the new deadline.
+    await step(2, t0 + slack + 1);
+    expect(await score()).toBe(t0 + slack + 1 + stale + slack);
   });
 
   it('counts consecutive errors and resets them on success', async () => {

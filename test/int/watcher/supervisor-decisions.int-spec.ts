@@ -39,6 +39,20 @@ describe('watcher decisions', () => {
     expect(await queue.getJobCounts('waiting')).toMatchObject({ waiting: 1 });
   });
 
+  it('puts back a running task whose deadline entry came due before its heartbeat went stale', async () => {
+    const { task } = await watcher.tasks.create('early-entry', newNoopTask());
+    await watcher.lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    const beat =
+      (await watcher.tasks.get(task.id))!.lastHeartbeatAt ?? (await watcher.tasks.get(task.id))!.updatedAt;
+    // Steps move the index in strides (record-step.lua): an entry may be due a little early.
+    await ctx.redis.zadd(ctx.keys.deadlineIndex(0), Date.now() - 1, task.id);
+    expect(await watcher.supervisor.inspect(task.id, 'deadline')).toBe('hands_off');
+    expect(Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(0), task.id))).toBe(
+      beat + ctx.config.staleAfterMs,
+    );
+    expect((await watcher.tasks.get(task.id))?.attempt).toBe(1);
+  });
+
   it('retries a check that cannot run later, counting it neither pass nor fail', async () => {
     const input = campaignBuildDemoInput({
       adSets: 1,

@@ -52,9 +52,22 @@ export class StepRecorder {
   constructor(
     @Inject(REDIS) redis: Redis,
     private readonly keys: RedisKeys,
-    @Inject(TASK_SETTINGS) private readonly config: Pick<TaskSettings, 'staleAfterMs' | 'eventStreamMaxLen'>,
+    @Inject(TASK_SETTINGS)
+    private readonly config: Pick<
+      TaskSettings,
+      'staleAfterMs' | 'eventStreamMaxLen' | 'progressEventIntervalMs'
+    >,
     private readonly scripts: TaskScripts = new TaskScripts(redis),
   ) {}
+
+  /**
+   * How far past the stale deadline a step moves the deadline index, so that a run of steps moves
+   * it once per slack rather than once per step (record-step.lua): an eighth of STALE_AFTER_MS, the
+   * most a dead Worker's silence may go unnoticed beyond it.
+   */
+  private get deadlineSlackMs(): number {
+    return Math.floor(this.config.staleAfterMs / 8);
+  }
 
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
@@ -76,6 +89,8 @@ export class StepRecorder {
         record.writer ?? '',
         record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
         record.writerSeq ?? '',
+        this.config.progressEventIntervalMs,
+        this.deadlineSlackMs,
         ...(record.artifacts ?? []).map((entry) => JSON.stringify(entry)),
       ]);
     if (code !== ScriptCode.Applied)

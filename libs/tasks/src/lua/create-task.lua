@@ -38,7 +38,7 @@ if redis.call('EXISTS', KEYS[1]) == 1 then return {CODE_IDEMPOTENCY_CONFLICT, AR
 -- whole record (docs/ARCHITECTURE.md, "Throughput: what one step costs").
 local FRONT_FIELDS = {'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight', 'contextWriter',
   'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded', 'actionsRecordedAt',
-  'consecutiveErrors', 'lastHeartbeatAt', 'updatedAt', 'currentStep', 'spentUsd', 'createdAt',
+  'progressEventAt', 'deadlineIndexedAt', 'consecutiveErrors', 'lastHeartbeatAt', 'updatedAt', 'currentStep', 'spentUsd', 'createdAt',
   'sliceCount', 'statusReason', 'codeVersion'}
 
 local fields = cjson.decode(ARGV[2])

@@ -35,7 +35,12 @@
            from the same run with a number already recorded — a client retrying after a Redis
            Cluster failover lost the reply of a script that did run — changes nothing and gets
            the task's current figures back
-  ARGV[17..] artifact entries of the step, JSON each, without their `step` (assigned here, the
+  ARGV[17] least time between two task.progress events of the task (ms; 0: one per step)
+  ARGV[18] slack of the deadline index (ms): the index is moved only once the deadline it holds
+           is earlier than ARGV[3], and then to ARGV[3] + slack, so a run of steps moves it once per
+           slack, not once per step; it is never earlier than the true deadline by more than the slack
+           a heartbeat or transition between may leave (the Watcher defers a healthy task it finds)
+  ARGV[19..] artifact entries of the step, JSON each, without their `step` (assigned here, the
            action's): appended to the artifact list, one per artifact id — the same image twice in
            one result is listed once. A repeat of a recorded call (ARGV[16]) appends nothing.
 
@@ -50,7 +55,7 @@
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight',
   'contextWriter', 'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded',
-  'actionsRecordedAt')
+  'actionsRecordedAt', 'progressEventAt', 'deadlineIndexedAt')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
@@ -70,7 +75,7 @@ local step = logged + 1
 -- Spliced, not re-encoded: a cjson round trip would turn [] into {} and round long numbers.
 redis.call('RPUSH', KEYS[2], '{"step":' .. step .. ',' .. string.sub(ARGV[4], 2))
 local listed = {}
-for i = 17, #ARGV do
+for i = 19, #ARGV do
   local id = cjson.decode(ARGV[i]).id
   if id and not listed[id] then
     listed[id] = true
@@ -98,21 +103,33 @@ if not succeeded then errors = redis.call('HINCRBY', KEYS[1], 'consecutiveErrors
 -- task's previous slice is still current (load-slice.lua). Read above and written here with the
 -- rest: one command fewer than an HINCRBY on every step.
 local contextVersion = (tonumber(stored[9] or '0') or 0) + 1
+-- The progress event is due once the interval since the last one has passed, and on the step that
+-- completes the last unit (a follower's bar ends full); the time is written with the step's fields.
+local total, lastEvent = tonumber(stored[5] or ''), tonumber(stored[13] or '')
+local progressDue = not lastEvent or tonumber(ARGV[2]) - lastEvent >= tonumber(ARGV[17])
+  or (total ~= nil and completed >= total and (tonumber(stored[10] or '') or -1) < total)
+local progressEventAt = stored[13] or ''
+if progressDue then progressEventAt = ARGV[2] end
+local deadline, indexedAt = tonumber(ARGV[3]), tonumber(stored[14] or '')
+local moveDeadline = not indexedAt or indexedAt < deadline
+if moveDeadline then indexedAt = deadline + tonumber(ARGV[18]) end
 redis.call('HSET', KEYS[1], 'lastHeartbeatAt', ARGV[2], 'updatedAt', ARGV[2], 'currentStep', ARGV[10],
   'completedUnits', completed, 'consecutiveErrors', errors, 'contextWriter', ARGV[14],
   'contextWriterSeq', ARGV[16], 'contextVersion', contextVersion, 'actionsRecorded', step,
-  'actionsRecordedAt', contextVersion)
+  'actionsRecordedAt', contextVersion, 'progressEventAt', progressEventAt, 'deadlineIndexedAt', indexedAt)
 if ARGV[13] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'spentUsd', ARGV[13]) end
 if ARGV[15] ~= '' then redis.call('HINCRBYFLOAT', KEYS[1], 'reservedUsd', '-' .. ARGV[15]) end
 if stored[6] and stored[6] ~= '' then
   redis.call('HSET', KEYS[1], 'inFlight', '')
   redis.call('ZREM', KEYS[9], stored[4])
 end
-redis.call('ZADD', KEYS[8], tonumber(ARGV[3]), stored[4])
+if moveDeadline then redis.call('ZADD', KEYS[8], indexedAt, stored[4]) end
 
-local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed,
-  totalUnits = tonumber(stored[5]), step = step})
-emitEvent(KEYS[7], ARGV[12], 'task.progress', stored[4], stored[3], attempt, ARGV[2], status, status, progress)
+if progressDue then
+  local progress = cjson.encode({currentStep = ARGV[10], completedUnits = completed, totalUnits = total,
+    step = step})
+  emitEvent(KEYS[7], ARGV[12], 'task.progress', stored[4], stored[3], attempt, ARGV[2], status, status, progress)
+end
 if ARGV[9] ~= '' then
   emitEvent(KEYS[7], ARGV[12], 'task.finding', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[9])
 end
