@@ -17,6 +17,7 @@ import { SseSlots } from './limits/sse-slots';
 import { TaskEventsController } from './task-events.controller';
 import { TaskArtifactsController } from './task-artifacts.controller';
 import { TasksController } from './tasks.controller';
+import { TaskSteeringController } from './task-steering.controller';
 import { ToolsModule } from '@vigil/tools';
 
 /** The rate limit's window: RATE_LIMIT_PER_MINUTE requests per key and route in each. */
@@ -49,6 +50,7 @@ export class ApiModule {
       controllers: [
         TasksController,
         TaskArtifactsController,
+        TaskSteeringController,
         TaskEventsController,
         ConversationsController,
         HumanAnswerController,

@@ -15,6 +15,7 @@ import { ListChildrenUseCase } from './list-children.use-case';
 import { ListArtifactsUseCase } from './list-artifacts.use-case';
 import { GetArtifactUseCase } from './get-artifact.use-case';
 import { TaskLogs } from './task-logs';
+import { SteerTaskUseCase } from './steer-task.use-case';
 
 const USE_CASES = [
   CreateTaskUseCase,
@@ -28,6 +29,7 @@ const USE_CASES = [
   ListChildrenUseCase,
   ListArtifactsUseCase,
   GetArtifactUseCase,
+  SteerTaskUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

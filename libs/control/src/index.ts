@@ -16,3 +16,4 @@ export * from './start-child-task.use-case';
 export * from './list-children.use-case';
 export * from './list-artifacts.use-case';
 export * from './get-artifact.use-case';
+export * from './steer-task.use-case';

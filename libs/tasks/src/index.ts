@@ -29,3 +29,4 @@ export * from './archive';
 export * from './live/live-output';
 export * from './live/live-output-channel';
 export * from './artifacts';
+export * from './steering';

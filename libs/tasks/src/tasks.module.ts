@@ -9,6 +9,7 @@ import { ConversationStore } from './conversations/conversation-store';
 import { MessageLog } from './history/message-log';
 import { SpendLedger } from './history/spend-ledger';
 import { StepRecorder } from './history/step-recorder';
+import { SteeringLog } from './steering/steering-log';
 import { TaskContextStore } from './history/task-context.store';
 import { WriteJournal } from './history/write-journal';
 import { LiveOutputChannel } from './live/live-output-channel';
@@ -34,6 +35,7 @@ const STORES = [
   ReadableTasks,
   LiveOutputChannel,
   ArtifactList,
+  SteeringLog,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

@@ -14,7 +14,7 @@ export const TASK_SCRIPT_KEYS = {
   'create-task': 7,
   'transition-task': 21,
   'heartbeat-task': 4,
-  'load-slice': 5,
+  'load-slice': 6,
   'record-step': 10,
   'journal-intent': 2,
   'reconcile-journal': 4,
@@ -27,8 +27,9 @@ export const TASK_SCRIPT_KEYS = {
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
   'register-child': 6,
-  'forget-task': 25,
+  'forget-task': 26,
   'publish-live-output': 'variable',
+  'steer-task': 4,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;
