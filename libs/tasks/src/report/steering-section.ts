@@ -1,5 +1,5 @@
 import type { SteerInstruction } from '../steering/steering.types';
-import { cell, clip, iso, table } from './markdown';
+import { clip, iso, table } from './markdown';
 
 /** The most characters of one instruction the report quotes (the API keeps it whole). */
 const INSTRUCTION_CHARS = 500;
@@ -17,7 +17,7 @@ export function steeringSection(instructions: readonly SteerInstruction[] | unde
     given.status === 'paused' || given.status === 'waiting_on_human'
       ? `${given.status.replace(/_/g, ' ')} (applied on resume)`
       : given.status.replace(/_/g, ' '),
-    cell(clip(given.text, INSTRUCTION_CHARS)),
+    clip(given.text, INSTRUCTION_CHARS),
   ]);
   return table(['given at', 'after step', 'task was', 'instruction'], rows);
 }
