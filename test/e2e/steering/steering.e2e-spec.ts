@@ -62,7 +62,13 @@ describe('steering a running task (real processes, the real Anthropic SDK)', () 
       'the recovered attempt',
     );
     expect(recovered.retryHistory).toEqual([expect.objectContaining({ reason: 'crashed' })]);
-    const opening = textOf((fake.requests[callsBeforeRecovery] as { messages: unknown[] }).messages[0]);
+    // A request the dead Worker sent just before the kill may reach the fake after it: the recovered
+    // attempt's first request is the first that carries the retry context.
+    const firstRecovered = fake.requests.findIndex(
+      (request, i) => i >= callsBeforeRecovery && textOf(request.system).includes('This is retry 1'),
+    );
+    expect(firstRecovered).toBeGreaterThanOrEqual(callsBeforeRecovery);
+    const opening = textOf((fake.requests[firstRecovered] as { messages: unknown[] }).messages[0]);
     expect(opening).toContain('Instructions the user gave while the task ran');
     expect(opening).toContain('1. Skip the EU sites.');
     expect(opening).toContain('2. Only check the pricing page.');
