@@ -20,6 +20,7 @@ import { TenantController } from './tenant.controller';
 import { TasksController } from './tasks.controller';
 import { SchedulesController } from './schedules.controller';
 import { SchedulesModule } from '@vigil/schedules';
+import { TaskSteeringController } from './task-steering.controller';
 import { ToolsModule } from '@vigil/tools';
 
 export { RATE_LIMIT_WINDOW_MS };
@@ -53,6 +54,7 @@ export class ApiModule {
       controllers: [
         TasksController,
         TaskArtifactsController,
+        TaskSteeringController,
         TaskEventsController,
         ConversationsController,
         HumanAnswerController,

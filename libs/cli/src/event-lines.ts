@@ -38,6 +38,8 @@ function eventLine(frame: TaskEventFrame): Line | undefined {
       };
     case 'task.resumed':
       return { text: data.input ? 'answered: resuming' : 'resumed' };
+    case 'task.steered':
+      return { text: `steered: ${text(data.text, 300)}` };
     case 'model.call_abandoned':
       return { text: `model call abandoned${data.reason ? ` (${String(data.reason)})` : ''}`, tone: 'dim' };
     default:

@@ -182,6 +182,23 @@ export function addTaskCommands(tasks: Command, context: CommandContext): void {
         await about(id).tasks.resume(id, options.budget ? { budgetUsd: options.budget } : {}),
       ),
     );
+  tasks
+    .command('steer <id>')
+    .description('give a running task an instruction; the agent reads it at its next model call')
+    .argument('<text...>', 'the instruction')
+    .option('--idempotency-key <key>', 'the same key records the instruction once')
+    .option('--json', 'print the recorded instruction as JSON')
+    .action(async (id: string, words: string[], options: JsonOption & { idempotencyKey?: string }) => {
+      const given = await about(id).tasks.steer(
+        id,
+        { text: words.join(' ') },
+        options.idempotencyKey ? { idempotencyKey: options.idempotencyKey } : {},
+      );
+      if (options.json) return printer.json(given);
+      printer.lines([
+        `${id}: instruction ${given.id} recorded; ${given.applies === 'on_resume' ? 'it applies when the task resumes' : 'the agent reads it at its next model call'}`,
+      ]);
+    });
   control('answer', 'answer a task waiting for a person')
     .argument('<text...>', 'the answer')
     .addOption(

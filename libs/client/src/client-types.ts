@@ -26,6 +26,9 @@ export type ConversationReply = Schemas['ConversationReply'];
 export type ConversationMessage = Schemas['ConversationMessageDto'];
 export type ResumeTaskBody = Schemas['ResumeTaskDto'];
 export type ProvideInputBody = Schemas['ProvideInputDto'];
+export type SteerTaskBody = Schemas['SteerTaskDto'];
+/** An instruction given to a running task (docs/api.md, "Steering"). */
+export type SteerInstruction = JsonOf<'TaskSteeringController_steer', 202>;
 export type ApiErrorBody = Schemas['Error'];
 
 /**

@@ -239,6 +239,26 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/tasks/{id}/steer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Give a running task an instruction; the agent reads it at its next model call
+     * @description Recorded in the task’s history, announced as `task.steered`, shown in its messages and report, and given to the model at its next call and in every later slice and retry. A paused or waiting task reads it when it resumes. A finished task answers 409 with its status.
+     */
+    post: operations['TaskSteeringController_steer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/tasks/{id}/events': {
     parameters: {
       query?: never;
@@ -982,6 +1002,13 @@ export interface components {
        * @enum {string}
        */
       resolution?: 'done' | 'not_done';
+    };
+    SteerTaskDto: {
+      /**
+       * @description the instruction, in plain words; the agent reads it at its next model call
+       * @example Skip the EU sites.
+       */
+      text: string;
     };
     ConversationMessageDto: {
       /**
@@ -2242,6 +2269,165 @@ export interface operations {
       };
       /** @description the archive of a finished task in the object store could not be read (the message names the task) */
       502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  TaskSteeringController_steer: {
+    parameters: {
+      query?: never;
+      header?: {
+        /** @description the same key records the instruction once; a repeat answers 200 with it (`Idempotent-Replayed: true`) */
+        'Idempotency-Key'?: string;
+      };
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SteerTaskDto'];
+      };
+    };
+    responses: {
+      /** @description a repeat of an Idempotency-Key: the instruction recorded the first time */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the instruction id (derived from Idempotency-Key when one is sent) */
+            id: string;
+            taskId: string;
+            text: string;
+            /**
+             * Format: date-time
+             * @description when it was recorded
+             */
+            at: string;
+            /** @description how many steps the task had recorded when it was given */
+            afterStep: number;
+            /** @description the task’s status when it was given */
+            taskStatus: string;
+            /**
+             * @description when the agent reads it: at its next model call, or when the paused or waiting task resumes
+             * @enum {string}
+             */
+            applies: 'next_model_call' | 'on_resume';
+          };
+        };
+      };
+      /** @description the instruction, recorded */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            /** @description the instruction id (derived from Idempotency-Key when one is sent) */
+            id: string;
+            taskId: string;
+            text: string;
+            /**
+             * Format: date-time
+             * @description when it was recorded
+             */
+            at: string;
+            /** @description how many steps the task had recorded when it was given */
+            afterStep: number;
+            /** @description the task’s status when it was given */
+            taskStatus: string;
+            /**
+             * @description when the agent reads it: at its next model call, or when the paused or waiting task resumes
+             * @enum {string}
+             */
+            applies: 'next_model_call' | 'on_resume';
+          };
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no such task for this API key's tenant */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the task has finished (currentStatus), or holds the most instructions a task takes */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body is larger than 1 MB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description the body was not sent as application/json */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description RATE_LIMIT_PER_MINUTE reached for this API key and route; `Retry-After` says in how many seconds to try again */
+      429: {
+        headers: {
+          /** @description seconds */
+          'Retry-After'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
+      503: {
         headers: {
           [name: string]: unknown;
         };

@@ -17,6 +17,8 @@ import type {
   SchedulePage,
   ScheduleRun,
   ScheduleRunPage,
+  SteerInstruction,
+  SteerTaskBody,
   Task,
   TaskPage,
 } from './client-types';
@@ -83,6 +85,16 @@ export class VigilClient {
     /** Answers a task waiting on a person. */
     input: (id: string, body: ProvideInputBody): Promise<Task> =>
       this.json('POST', this.taskPath(id, 'input'), { body }),
+    /** Gives a running task an instruction (docs/api.md, "Steering"); a repeated key records it once. */
+    steer: (
+      id: string,
+      body: SteerTaskBody,
+      options: { idempotencyKey?: string } = {},
+    ): Promise<SteerInstruction> =>
+      this.json('POST', this.taskPath(id, 'steer'), {
+        body,
+        headers: options.idempotencyKey ? { 'idempotency-key': options.idempotencyKey } : {},
+      }),
     /** The task's events, following across reconnects (see followEvents). */
     events: (id: string, options: FollowOptions = {}): AsyncGenerator<TaskEventFrame, void, undefined> =>
       followEvents((lastEventId, signal) => this.openEventStream(id, lastEventId, signal), options),

@@ -16,6 +16,7 @@ import { ListArtifactsUseCase } from './list-artifacts.use-case';
 import { GetArtifactUseCase } from './get-artifact.use-case';
 import { TaskLogs } from './task-logs';
 import { CreateRateWindow } from './create-rate-window';
+import { SteerTaskUseCase } from './steer-task.use-case';
 
 const USE_CASES = [
   CreateTaskUseCase,
@@ -30,6 +31,7 @@ const USE_CASES = [
   ListArtifactsUseCase,
   GetArtifactUseCase,
   CreateRateWindow,
+  SteerTaskUseCase,
 ];
 
 /** What a user can ask of a task; the API's controllers call only these. */

@@ -17,3 +17,4 @@ export * from './list-children.use-case';
 export * from './list-artifacts.use-case';
 export * from './get-artifact.use-case';
 export * from './create-rate-window';
+export * from './steer-task.use-case';

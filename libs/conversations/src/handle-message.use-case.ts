@@ -7,6 +7,7 @@ import {
   PauseTaskUseCase,
   ProvideInputUseCase,
   ResumeTaskUseCase,
+  SteerTaskUseCase,
   StopTaskUseCase,
 } from '@vigil/control';
 import {
@@ -22,7 +23,7 @@ import {
 import { TOOL_GATEWAY, type ToolGateway } from '@vigil/tools';
 import { assertConversationId, isTestConversation, MessageInProgressError } from './conversation-errors';
 import type { ConversationMessageDto } from './conversation-message.dto';
-import type { Intent, Route } from './message-classifier';
+import { classifyMessage, type Intent, type Route } from './message-classifier';
 import { MESSAGE_ROUTER, type MessageRouter, type RoutedMessage } from './model-router';
 import {
   findingsReply,
@@ -74,6 +75,7 @@ export class HandleMessageUseCase {
     @Inject(MESSAGE_ROUTER) private readonly router: MessageRouter,
     @Inject(TOOL_GATEWAY) private readonly tools: ToolGateway,
     @Inject(TOOLS_LOOP) private readonly loop: ToolsLoop | null,
+    private readonly steer: SteerTaskUseCase,
     /** Pays router and tools-loop model calls from the tenant's day and the global cap. */
     @Optional() private readonly spendGate?: GlobalSpendGate,
   ) {}
@@ -120,11 +122,14 @@ export class HandleMessageUseCase {
   }> {
     if (message.task) return this.startMission(tenantId, conversationId, message, null, { ...message.task });
     const spend = this.spendGate ? new TenantRouterSpend(this.spendGate, tenantId) : undefined;
-    const routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS), spend);
+    let routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS), spend);
     // "My task" is the conversation's latest task, not its active mission (docs/conversations.md).
     const target = routed.about
       ? await this.latestTask(tenantId, conversationId)
       : await this.targetTask(tenantId, conversationId, routed.taskId);
+    // A correction with no mission under way to correct: routed as if the steering rule did not exist.
+    if (routed.intent === 'steer' && !steerable(target))
+      routed = { ...classifyMessage(message.text, { steering: false }), decidedBy: routed.decidedBy };
     const entry = (route: Route, intent: Intent, text: string, taskId?: string) => ({
       reply: { entry: { route, intent, text, decidedBy: routed.decidedBy, ...(taskId ? { taskId } : {}) } },
     });
@@ -132,7 +137,7 @@ export class HandleMessageUseCase {
     // A person's answer to the question a mission is waiting on: a plain reply, not a control,
     // a question about the tasks or a request for new work (which starts a mission of its own).
     const asked = target?.status === 'waiting_on_human' && target.statusReason === 'human_input';
-    if (asked && routed.intent === 'answer') {
+    if (asked && (routed.intent === 'answer' || routed.intent === 'steer')) {
       await this.input.execute(tenantId, target.id, { text: message.text });
       return entry(
         'tools',
@@ -141,6 +146,13 @@ export class HandleMessageUseCase {
         target.id,
       );
     }
+    if (routed.intent === 'steer' && target)
+      return entry(
+        'tools',
+        'steer',
+        await this.steerReply(tenantId, conversationId, target, message),
+        target.id,
+      );
     if (routed.route === 'mission')
       return this.startMission(tenantId, conversationId, message, routed, undefined);
     if (routed.route === 'simple') return entry('simple', 'answer', routed.reply ?? OFFLINE_ANSWER);
@@ -251,6 +263,25 @@ export class HandleMessageUseCase {
     };
   }
 
+  /**
+   * A correction of the mission under way becomes an instruction to it (docs/api.md, "Steering"),
+   * recorded once per message id.
+   */
+  private async steerReply(
+    tenantId: string,
+    conversationId: string,
+    target: TaskRecord,
+    message: ConversationMessageDto,
+  ): Promise<string> {
+    const key = message.messageId ? `conversation:${conversationId}:${message.messageId}` : undefined;
+    const { instruction } = await this.steer.execute(tenantId, target.id, { text: message.text }, key);
+    const when =
+      instruction.status === 'paused' || instruction.status === 'waiting_on_human'
+        ? `it applies when the task resumes (it is ${instruction.status.replace(/_/g, ' ')})`
+        : 'the agent reads it at its next model call';
+    return `Passed your instruction to "${target.title}" (${target.id}); ${when}. To start separate work instead, describe it as a new request.`;
+  }
+
   private async archive(task: TaskRecord): Promise<boolean> {
     try {
       await this.lifecycle.archive(task);
@@ -345,6 +376,11 @@ export class HandleMessageUseCase {
     const task = ids[0] ? await this.tasks.get(ids[0]) : null;
     return task && task.tenantId === tenantId ? task : null;
   }
+}
+
+/** A mission a correction can steer: not finished, not archived by a newer one. */
+function steerable(task: TaskRecord | null): task is TaskRecord {
+  return task !== null && !TERMINAL.has(task.status) && !task.archived;
 }
 
 function replyOf(entry: ConversationEntry): ConversationReply {

@@ -7,12 +7,22 @@
  */
 
 import { myTasksQuestion, type MyTasksScope } from './my-task-questions';
+import { steeringRule } from './steering-rule';
 
 export type Route = 'simple' | 'tools' | 'mission';
 
 /** What a message asks for, beyond its route. */
 export type Intent =
-  'answer' | 'status' | 'stop' | 'pause' | 'resume' | 'list_tasks' | 'findings' | 'report' | 'mission';
+  | 'answer'
+  | 'status'
+  | 'stop'
+  | 'pause'
+  | 'resume'
+  | 'list_tasks'
+  | 'findings'
+  | 'report'
+  | 'mission'
+  | 'steer';
 
 export interface Classification {
   route: Route;
@@ -155,8 +165,11 @@ const ALONGSIDE =
 const QUESTION_START =
   /^(?:what|what's|how|why|when|who|where|which|is|are|do|does|did|should|qu'est|qu'est-ce|pourquoi|comment|quand|que|que es|por que|como|cuando|was|wie|warum|wann|ist)\b/;
 
-/** Classifies one message by the documented rules (docs/conversations.md, "Conversations"). */
-export function classifyMessage(text: string): Classification {
+/**
+ * Classifies one message by the documented rules (docs/conversations.md, "Conversations").
+ * `steering: false` leaves out the steering rule: for a conversation with no mission under way.
+ */
+export function classifyMessage(text: string, options: { steering?: boolean } = {}): Classification {
   const normal = normalise(text);
   const taskId = TASK_ID_PATTERN.exec(text)?.[0];
   const alongside = ALONGSIDE.test(normal);
@@ -167,6 +180,8 @@ export function classifyMessage(text: string): Classification {
     if (pattern.test(normal.replace(TASK_ID_PATTERN, '').trim()))
       return { ...base, route: 'tools', intent, rule: `control:${intent}` };
   }
+  const steer = options.steering === false ? null : steeringRule(normal);
+  if (steer) return { ...base, route: 'tools', intent: 'steer', rule: `steer:${steer}` };
   const question = QUESTION_START.test(normal) || normal.endsWith('?');
   const workRequest = WORK_REQUEST.test(normal) && normal.split(' ').length >= 3;
   if (!workRequest || question) {

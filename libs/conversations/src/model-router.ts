@@ -48,6 +48,7 @@ const INTENTS: Intent[] = [
   'findings',
   'report',
   'mission',
+  'steer',
 ];
 
 /** The structured output asked of the router model: one object, every field typed and bounded. */
@@ -58,7 +59,7 @@ export const ROUTING_SCHEMA = {
       type: 'string',
       enum: ROUTES,
       description:
-        "simple: answer it in one reply. tools: a question about, or a control of (stop, pause, resume), the user's tasks. mission: many-step work to run in the background.",
+        "simple: answer it in one reply. tools: a question about, or a control of (stop, pause, resume), the user's tasks, or a correction of the mission under way (intent steer: 'skip the EU sites', 'actually only check the pricing page'). mission: many-step work to run in the background.",
     },
     intent: { type: 'string', enum: INTENTS },
     taskId: { type: 'string', description: 'a task id (tsk_…) the message names, if any' },

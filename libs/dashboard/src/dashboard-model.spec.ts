@@ -126,6 +126,21 @@ describe('the task timeline', () => {
   });
 });
 
+describe('the timeline of a steered task', () => {
+  it('shows each instruction given while it ran, with its text (docs/api.md, "Steering")', () => {
+    const timeline = buildTimeline(task({}), [
+      event('task.steered', NOW - 5_000, {
+        from: 'running',
+        status: 'running',
+        data: { id: 'st_1', text: 'Skip the EU sites.', afterStep: 4 },
+      }),
+    ]);
+    expect(timeline.map((entry) => [entry.what, entry.reason])).toEqual([
+      ['task.steered', 'text: Skip the EU sites.'],
+    ]);
+  });
+});
+
 describe('the verification table', () => {
   it('puts each criterion beside its last result, pending until verified', () => {
     const criteria = [

@@ -4,8 +4,8 @@ import type { ArtifactEntry, TaskRecord } from '@vigil/tasks';
 /** Events that are steps of work, not changes of state: the action log shows those. */
 const NOT_TRANSITIONS = new Set(['task.progress', 'task.message', 'task.finding']);
 
-/** Event data worth a line on the timeline: why it happened and who asked. */
-const REASON_FIELDS = ['reason', 'detail', 'by', 'model', 'provider', 'statusReason', 'question'];
+/** Event data worth a line on the timeline: why it happened and who asked (`text`: a steering instruction). */
+const REASON_FIELDS = ['reason', 'detail', 'by', 'model', 'provider', 'statusReason', 'question', 'text'];
 
 export interface TimelineEntry {
   at: number;

@@ -16,6 +16,7 @@ export const TASK_EVENT_TYPES = [
   'task.cancelled',
   'task.paused',
   'task.resumed',
+  'task.steered',
 ] as const;
 
 export type TaskEventType = (typeof TASK_EVENT_TYPES)[number];

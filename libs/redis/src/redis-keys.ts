@@ -70,6 +70,11 @@ export class RedisKeys {
     return `${this.task(taskId)}:messages`;
   }
 
+  /** Instructions given to the task while it runs (docs/api.md, "Steering"): a capped list, oldest first. */
+  steering(taskId: string): string {
+    return `${this.task(taskId)}:steering`;
+  }
+
   /**
    * The model's live output of the task (`model.delta`, `model.call_abandoned`): a short capped
    * stream that expires when the task stops streaming, never part of its history.

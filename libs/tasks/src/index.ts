@@ -31,3 +31,4 @@ export * from './live/live-output-channel';
 export * from './artifacts';
 export * from './tenants/tenant-slots';
 export * from './tenants/tenant-spend';
+export * from './steering';

@@ -111,6 +111,7 @@ export function decodeTask(hash: Record<string, string>): TaskRecord | null {
     sliceCount: Number(hash.sliceCount ?? 0),
     consecutiveErrors: Number(hash.consecutiveErrors ?? 0),
     contextVersion: Number(hash.contextVersion ?? 0),
+    steerCount: Number(hash.steerCount ?? 0),
     retryCount: Number(hash.retryCount ?? 0),
     retryHistory: (json('retryHistory') as TaskRecord['retryHistory']) ?? [],
     exitCriteria: (json('exitCriteria') as TaskRecord['exitCriteria']) ?? [],

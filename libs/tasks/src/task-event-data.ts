@@ -98,6 +98,14 @@ export interface CancelledData {
   parentId?: string;
 }
 
+/** An instruction given to the task while it ran (steer-task.lua; docs/api.md, "Steering"). */
+export interface SteeredData {
+  id: string;
+  text: string;
+  /** The action log's length when it was given: it applies from the next model call on. */
+  afterStep: number;
+}
+
 export interface TaskEventDataMap {
   'task.created': NoData;
   'task.started': NoData;
@@ -120,6 +128,7 @@ export interface TaskEventDataMap {
   'task.cancelled': CancelledData;
   'task.paused': PausedData;
   'task.resumed': ResumedData;
+  'task.steered': SteeredData;
 }
 
 export type TaskEventName = keyof TaskEventDataMap;

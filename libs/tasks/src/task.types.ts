@@ -146,6 +146,8 @@ export interface TaskRecord {
   consecutiveErrors: number;
   /** Incremented by every script that changes the task's context (steps, outputs, findings). */
   contextVersion: number;
+  /** How many instructions the task was given while it ran (steer-task.lua; docs/api.md, "Steering"). */
+  steerCount?: number;
   retryCount: number;
   retryHistory: RetryEntry[];
   exitCriteria: ExitCriterion[];

@@ -9,6 +9,7 @@ import { ConversationStore } from './conversations/conversation-store';
 import { MessageLog } from './history/message-log';
 import { SpendLedger } from './history/spend-ledger';
 import { StepRecorder } from './history/step-recorder';
+import { SteeringLog } from './steering/steering-log';
 import { TaskContextStore } from './history/task-context.store';
 import { WriteJournal } from './history/write-journal';
 import { LiveOutputChannel } from './live/live-output-channel';
@@ -38,6 +39,7 @@ const STORES = [
   ArtifactList,
   TenantSlots,
   TenantSpend,
+  SteeringLog,
 ];
 
 /** Everything stored about a task: its record, its history beside it, and the scripts that write them. */

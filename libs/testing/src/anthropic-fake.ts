@@ -15,6 +15,8 @@ export interface AnthropicFakeOptions {
   apiKey: string;
   /** Calls (1-based, counted over the fake's life) that never get an answer. */
   hangOnCalls?: number[];
+  /** Calls (1-based) whose answer waits until `release(call)`: a model call held in flight. */
+  holdOnCalls?: number[];
 }
 
 /**
@@ -27,6 +29,9 @@ export interface AnthropicFakeOptions {
 export class AnthropicFake {
   calls = 0;
   readonly hung: ServerResponse[] = [];
+  /** Every request body the fake accepted, in order (call n is `requests[n - 1]`). */
+  readonly requests: Body[] = [];
+  private readonly heldReplies = new Map<number, () => void>();
   private readonly server = new LoopbackServer((request, res) => this.handle(request, res));
 
   constructor(private readonly options: AnthropicFakeOptions) {}
@@ -48,8 +53,17 @@ export class AnthropicFake {
     return new VigilStack(ctx, { ...this.env(), ...env });
   }
 
+  /** Answers a call held by `holdOnCalls`; false when that call is not (or no longer) held. */
+  release(call: number): boolean {
+    const answer = this.heldReplies.get(call);
+    this.heldReplies.delete(call);
+    answer?.();
+    return answer !== undefined;
+  }
+
   async close(): Promise<void> {
     for (const res of this.hung) res.destroy();
+    for (const call of [...this.heldReplies.keys()]) this.release(call);
     await this.server.close();
   }
 
@@ -60,14 +74,19 @@ export class AnthropicFake {
     const problem = anthropicProblem(headers, body, this.options.apiKey);
     if (problem) return sendAnthropic(res, problem.status, anthropicError(problem.type, problem.message));
     const call = ++this.calls;
+    this.requests.push(body);
+    if (this.options.holdOnCalls?.includes(call)) {
+      this.heldReplies.set(call, () => sendAnthropic(res, 200, this.reply(body, call)));
+      return;
+    }
     if (this.options.hangOnCalls?.includes(call)) {
       this.hung.push(res);
       return;
     }
-    sendAnthropic(res, 200, this.reply(body));
+    sendAnthropic(res, 200, this.reply(body, call));
   }
 
-  private reply(body: Body): Body {
+  private reply(body: Body, call: number): Body {
     const messages = body.messages as Body[];
     const opening = JSON.stringify(messages[0]?.content ?? '');
     const total = Number(/Completed steps \(\d+ of (\d+)\)/.exec(opening)?.[1] ?? 0);
@@ -91,10 +110,10 @@ export class AnthropicFake {
         ? { name: 'finish_task', input: { summary: 'every step is done' } }
         : { name: 'noop_step', input: { index: next } };
     return anthropicMessage(
-      [{ type: 'tool_use', id: `toolu_${this.calls}`, ...use }],
+      [{ type: 'tool_use', id: `toolu_${call}`, ...use }],
       'tool_use',
       { input_tokens: 400, output_tokens: 20 },
-      { id: `msg_fake_${this.calls}`, model: body.model },
+      { id: `msg_fake_${call}`, model: body.model },
     );
   }
 }

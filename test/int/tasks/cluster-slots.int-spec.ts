@@ -6,6 +6,7 @@ import {
   LiveOutputChannel,
   MessageLog,
   SpendLedger,
+  SteeringLog,
   StepRecorder,
   TASK_SCRIPT_KEYS,
   TaskContextStore,
@@ -44,12 +45,15 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     const contexts = new TaskContextStore(ctx.redis, ctx.keys);
     const messages = new MessageLog(ctx.redis, ctx.keys);
     const spend = new SpendLedger(ctx.redis, ctx.keys);
+    const steering = new SteeringLog(ctx.redis, ctx.keys, ctx.config);
     const shardsSeen = new Set<number>();
     for (let i = 0; i < 12; i++) {
       const id = `slot-task-${i}`;
       shardsSeen.add(ctx.keys.shardOf(id));
       const { task } = await tasks.create(id, newNoopTask({ tenantId: `tenant${i % 3}` }));
       await contexts.loadForSlice(id);
+      // An instruction while it runs: the steering list is one of the task's keys (docs/api.md, "Steering").
+      await steering.give(`tenant${i % 3}`, id, { id: 'st_slots', text: 'skip the EU sites' });
       await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
       await tasks.heartbeat(id, 1, { currentStep: 'x' }, true);
       await journal.begin(id, 1, `step:${i}`, { index: i });

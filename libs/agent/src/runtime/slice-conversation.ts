@@ -1,5 +1,6 @@
 import { imageReference } from '../models/model-image';
 import type { ChatMessage, GenerateRequest, ModelImage, ToolCall, ToolSpec } from '../models/model-provider';
+import type { SliceSteering } from './slice-steering';
 
 /** Bound on one tool result as the model reads it back (the full result is in the action log). */
 const MAX_TOOL_RESULT_CHARS = 8000;
@@ -20,6 +21,8 @@ export interface SliceConversationOptions {
    * `dropOldImages` for how older ones leave.
    */
   maxImages?: number;
+  /** New instructions from the user, announced as a user turn before the model call that first sees them. */
+  steering?: Pick<SliceSteering, 'takeNew'>;
 }
 
 /** VISION_MAX_IMAGES's default. */
@@ -50,6 +53,7 @@ export class SliceConversation {
   private readonly turns: Turn[] = [];
   private readonly trim: boolean;
   private readonly maxImages: number;
+  private readonly steering?: Pick<SliceSteering, 'takeNew'>;
   /** Results that still show images, oldest first. */
   private readonly withImages: PendingResult[] = [];
 
@@ -59,6 +63,7 @@ export class SliceConversation {
   ) {
     this.trim = options.trim ?? true;
     this.maxImages = options.maxImages ?? DEFAULT_MAX_IMAGES;
+    this.steering = options.steering;
   }
 
   assistant(content: string, toolCalls: ToolCall[]): void {
@@ -122,7 +127,10 @@ export class SliceConversation {
     if (index >= 0) this.withImages.splice(index, 1);
   }
 
+  /** One model call's request; an instruction given since the last call joins the conversation first. */
   request(tools: ToolSpec[], signal: AbortSignal): GenerateRequest {
+    const instruction = this.steering?.takeNew();
+    if (instruction) this.user(instruction);
     return new LazyRequest(this, tools, signal);
   }
 

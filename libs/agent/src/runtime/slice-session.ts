@@ -15,9 +15,9 @@ import type { ChildTaskStarter } from './child-tasks';
 import { CallsInFlight } from './calls-in-flight';
 import { LoopGuard, withLoopWarning } from './loop-guard';
 import { ChargedModelError, moneyPauseOf, type ModelReply, type PaidModelCall } from './paid-model-call';
-import { buildPrompt } from './prompt-builder';
 import type { HeldSliceContext } from './slice-context';
 import { SliceConversation } from './slice-conversation';
+import { sliceOpening } from './slice-opening';
 import type {
   SessionServices,
   SliceData,
@@ -58,7 +58,6 @@ export class SliceSession {
     this.model = model;
     this.hooks = hooks;
     this.services = services;
-    const { task, kind, context } = slice;
     this.tools = new Map(slice.tools.map((tool) => [tool.name, tool]));
     const style = slice.promptStyle ?? 'bounded';
     this.toolSpecs = [
@@ -70,16 +69,11 @@ export class SliceSession {
         parameters: tool.parameters,
       })),
     ];
-    this.conversation = new SliceConversation(
-      () => {
-        const criteria = task.exitCriteria
-          .map((c) => `- ${c.check}: expected ${JSON.stringify(c.expected)}`)
-          .join('\n');
-        const situation = [slice.childrenSummary, slice.statefulServers?.openingNotice].filter(Boolean);
-        return buildPrompt(task, kind, context, criteria, style, situation.join('\n\n'));
-      },
-      { trim: style === 'bounded', maxImages: services.config.visionMaxImages },
-    );
+    this.conversation = new SliceConversation(() => sliceOpening(slice, style), {
+      trim: style === 'bounded',
+      maxImages: services.config.visionMaxImages,
+      steering: slice.steering,
+    });
     this.calls = new CallsInFlight(services.watchdog, hooks.onHungCall);
     this.tracing = services.tracing ?? NOOP_TRACING;
   }

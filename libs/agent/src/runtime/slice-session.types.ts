@@ -14,6 +14,7 @@ import type { OutputClaimCheck } from './output-claim-check';
 import type { PaidModelCall } from './paid-model-call';
 import type { PromptStyle } from './prompt-builder';
 import type { SliceSettings } from './slice-settings';
+import type { SliceSteering } from './slice-steering';
 import type { StatefulServers } from './stateful-servers';
 import type { StepDone, StepLedger } from './step-ledger';
 import type { ToolExecutor } from './tool-executor';
@@ -51,6 +52,8 @@ export interface SliceData {
   statefulServers?: StatefulServers;
   /** The slice's span: each tool call is a span under it (docs/observability.md). */
   span?: TraceSpan;
+  /** The instructions given while the task ran (docs/api.md, "Steering"): in the opening, and new ones as they come. */
+  steering?: SliceSteering;
   /** `bounded` unless a bench asks for the prompt as it was before (docs/models.md, "Prompts that stay bounded"). */
   promptStyle?: PromptStyle;
 }

@@ -14,6 +14,7 @@ import { LoopGuard, loopCountsOf, type LoopCounts } from './loop-guard';
 import type { HeldSliceContext } from './slice-context';
 import type { SliceServices } from './slice-services';
 import { SliceSession, type SliceData } from './slice-session';
+import { SliceSteering } from './slice-steering';
 import { STATEFUL_SEARCH_LIMIT, StatefulServers } from './stateful-servers';
 import { progressHeartbeat } from './task-tools';
 
@@ -126,6 +127,9 @@ export function openSession(
       .catch((error: unknown) =>
         setup.logger.warn(`task ${task.id}: progress beat failed: ${String(error)}`),
       );
+  const steering = new SliceSteering(claimed.steering ?? [], (from) =>
+    setup.contexts.steeringSince(task.id, from),
+  );
   const session = new SliceSession({
     slice: {
       task,
@@ -138,16 +142,19 @@ export function openSession(
       signal: controller.signal,
       ...situation,
       span,
+      steering,
     },
-    ledger: setup.services.stepLedger({
-      taskId: task.id,
-      attempt,
-      slice,
-      context,
-      contextVersion: task.contextVersion,
-      writer: randomUUID(),
-      codeVersion: CODE_VERSION.label,
-    }),
+    ledger: steering.watching(
+      setup.services.stepLedger({
+        taskId: task.id,
+        attempt,
+        slice,
+        context,
+        contextVersion: task.contextVersion,
+        writer: randomUUID(),
+        codeVersion: CODE_VERSION.label,
+      }),
+    ),
     model: setup.services.paidModelCall(task, attempt, provider, span),
     hooks: {
       onStepRecorded: () => heartbeat.touch(),

@@ -112,6 +112,8 @@ export class RecordedStepLedger implements StepLedger {
   private stepsSent = 0;
   /** False once a step's version shows a change this slice did not make (then nothing is kept). */
   private contextCurrent = true;
+  /** How many instructions the task had when the last step was recorded (docs/api.md, "Steering"). */
+  steerCount = 0;
 
   constructor(
     private readonly recorder: Pick<StepRecorder, 'record'>,
@@ -143,6 +145,7 @@ export class RecordedStepLedger implements StepLedger {
     if (recorded.contextVersion === this.contextVersion + 1) this.contextVersion++;
     else this.contextCurrent = false;
     this.actionsRecorded = recorded.step;
+    this.steerCount = recorded.steerCount;
     keepStep(context, action, recorded.step, done, outputJson);
     return recorded.consecutiveErrors;
   }

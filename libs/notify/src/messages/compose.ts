@@ -1,6 +1,14 @@
 import type { TaskEvent, TaskEventType } from '@vigil/events';
 import type { TaskRecord } from '@vigil/tasks';
-import { agentText, humanInputText, pausedText, recoveryText, resumedText, stoppedText } from './event-texts';
+import {
+  agentText,
+  humanInputText,
+  pausedText,
+  recoveryText,
+  resumedText,
+  steeredText,
+  stoppedText,
+} from './event-texts';
 import { completedText, failedText } from './final-texts';
 import type { MessageDraft } from './user-message';
 
@@ -17,6 +25,7 @@ export function producesMessage(type: TaskEventType): boolean {
     case 'task.waiting_on_human':
     case 'task.paused':
     case 'task.resumed':
+    case 'task.steered':
     case 'task.cancelled':
     case 'task.completed':
     case 'task.failed':
@@ -58,6 +67,8 @@ export function composeForEvent(
       return { kind: 'control', text: pausedText(task, event.data), final: false };
     case 'task.resumed':
       return { kind: 'control', text: resumedText(task, event.data), final: false };
+    case 'task.steered':
+      return { kind: 'control', text: steeredText(task, event.data, event.status), final: false };
     case 'task.cancelled':
       return { kind: 'control', text: stoppedText(task, event.data), final: true };
     case 'task.completed':

@@ -1,4 +1,11 @@
-import type { CancelledData, PausedData, ResumedData, TaskEventDataMap, TaskRecord } from '@vigil/tasks';
+import type {
+  CancelledData,
+  PausedData,
+  ResumedData,
+  SteeredData,
+  TaskEventDataMap,
+  TaskRecord,
+} from '@vigil/tasks';
 import { bounded, sentence, stepsDone, titleOf } from './wording';
 
 const numberOr = (value: unknown, fallback: number | null): number | null =>
@@ -76,6 +83,18 @@ export function resumedText(task: TaskRecord, data: ResumedData): string {
   return data.input === true
     ? `Your answer was received, and your task ${titleOf(task)} continues.`
     : `Your task ${titleOf(task)} was resumed${byUser(data)} and continues from its last completed step.`;
+}
+
+/**
+ * An instruction given while the task runs (docs/api.md, "Steering"): quoted, and when it applies —
+ * at the agent's next model call, or when a paused or waiting task resumes.
+ */
+export function steeredText(task: TaskRecord, data: Partial<SteeredData>, status: string): string {
+  const when =
+    status === 'paused' || status === 'waiting_on_human'
+      ? 'It applies when the task resumes.'
+      : 'The agent reads it at its next model call, and every slice and retry after that.';
+  return `Your task ${titleOf(task)} took a new instruction: "${bounded(String(data.text ?? ''), 500)}". ${when}`;
 }
 
 /** The final message of a stopped task: what was done, and that external changes stay. */

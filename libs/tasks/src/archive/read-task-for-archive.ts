@@ -39,6 +39,7 @@ export async function readTaskForArchive(
     .smembers(keys.doneSteps(taskId))
     .lrange(new ChildKeys(keys).all(taskId), 0, -1)
     .lrange(keys.artifacts(taskId), 0, -1)
+    .lrange(keys.steering(taskId), 0, -1)
     .exec();
   const record = replyAt(replies, 0) as Record<string, string>;
   const task = decodeTask(record);
@@ -50,6 +51,7 @@ export async function readTaskForArchive(
     journal: replyAt(replies, 5) as Record<string, string>,
     // A set has no order; sorted, the same task always archives to the same bytes.
     doneSteps: [...(replyAt(replies, 6) as string[])].sort(),
+    steering: replyAt(replies, 9) as string[],
   };
   return {
     taskId,
@@ -65,5 +67,6 @@ export async function readTaskForArchive(
     children: replyAt(replies, 7) as string[],
     report: reportOfContext(task, contextOfStored(stored), publicBaseUrl),
     artifacts: replyAt(replies, 8) as string[],
+    ...(stored.steering.length ? { steering: stored.steering } : {}),
   };
 }

@@ -35,4 +35,6 @@ export interface TaskArchivePayload {
   report: string;
   /** The task's artifact list (`ArtifactEntry` JSON strings), as stored, oldest first. */
   artifacts: string[];
+  /** The instructions given while it ran (`SteerInstruction` JSON strings), oldest first; absent when none. */
+  steering?: string[];
 }

@@ -1,3 +1,4 @@
+import type { SteerInstruction } from '../steering/steering.types';
 import type { Finding } from './finding';
 
 /**
@@ -76,6 +77,8 @@ export const RECENT_ACTIONS = 3;
 export interface TaskContext extends SliceContext {
   actions: ActionRecord[];
   journal: Map<string, JournalEntry>;
+  /** The instructions given while it ran, oldest first (docs/api.md, "Steering"). */
+  steering?: SteerInstruction[];
 }
 
 /** A slice context as the slice run that last recorded a step left it (see load-slice.lua). */

@@ -36,9 +36,11 @@ export interface RecordedStep {
   consecutiveErrors: number;
   /** The task's context version after this step (see load-slice.lua). */
   contextVersion: number;
+  /** How many instructions the task was given so far (steer-task.lua): read with the step, no command more. */
+  steerCount: number;
 }
 
-type Reply = [number, string, number, number, number, number, number];
+type Reply = [number, string, number, number, number, number, number, number?];
 
 /** Tasks whose key lists are kept: about the Worker's concurrency, many times over. */
 const KEY_CACHE_SIZE = 4096;
@@ -71,7 +73,7 @@ export class StepRecorder {
 
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
-    const [code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion] =
+    const [code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion, steerCount = 0] =
       await this.scripts.run<Reply>('record-step', this.keysOf(id), [
         record.attempt,
         now,
@@ -99,7 +101,7 @@ export class StepRecorder {
         storedAttempt: attempt,
         writerAttempt: record.attempt,
       });
-    return { step, completedUnits, consecutiveErrors, contextVersion };
+    return { step, completedUnits, consecutiveErrors, contextVersion, steerCount };
   }
 
   private keysOf(id: string): readonly string[] {

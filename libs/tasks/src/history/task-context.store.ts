@@ -6,6 +6,7 @@ import type { TaskRecord } from '../task.types';
 import { ContextReply } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
 import { readFinding } from './finding';
+import { readInstruction, type SteerInstruction } from '../steering/steering.types';
 import { pageOfLog, type LogPage } from './log-page';
 import {
   emptySliceContext,
@@ -28,7 +29,8 @@ function reply(replies: PipelineReplies, index: number): unknown {
 }
 
 type SliceReply =
-  [string[], ContextReply.Held] | [string[], ContextReply.Included, string[], string[], string[], string[]];
+  | [string[], ContextReply.Held, string[]?]
+  | [string[], ContextReply.Included, string[], string[], string[], string[], string[]?];
 
 /** A slice's start: the record, and its context: held and current, held but out of date (read), none held (read). */
 export interface LoadedSlice<Plan = unknown> {
@@ -37,6 +39,8 @@ export interface LoadedSlice<Plan = unknown> {
   source: 'held' | 'stale' | 'none';
   /** The held entry, when it was current. */
   held?: HeldContext<Plan>;
+  /** Every instruction given to the task while it ran, oldest first (docs/api.md, "Steering"). */
+  steering: SteerInstruction[];
 }
 
 function fromPairs(flat: string[]): Record<string, string> {
@@ -52,6 +56,8 @@ export interface StoredContext {
   outputs: Readonly<Record<string, string>>;
   findings: readonly string[];
   journal: Readonly<Record<string, string>>;
+  /** The instructions given while it ran (absent in an archive written before they existed). */
+  steering?: readonly string[];
 }
 
 /** The context decoded from its stored form: one decoding for a live task and an archived one. */
@@ -64,6 +70,7 @@ export function contextOfStored(stored: StoredContext): TaskContext {
     outputs: new Map(Object.entries(stored.outputs).map(([k, v]) => [k, parse<unknown>(v)])),
     findings: stored.findings.map((raw) => readFinding(parse<unknown>(raw))),
     journal: new Map(Object.entries(stored.journal).map(([k, v]) => [k, parse<JournalEntry>(v)])),
+    steering: (stored.steering ?? []).map(readInstruction),
   };
 }
 
@@ -85,6 +92,7 @@ export class TaskContextStore {
       .hgetall(this.keys.outputs(taskId))
       .lrange(this.keys.findings(taskId), 0, -1)
       .hgetall(this.keys.journal(taskId))
+      .lrange(this.keys.steering(taskId), 0, -1)
       .exec();
     const value = (index: number): unknown => reply(replies, index);
     return contextOfStored({
@@ -93,6 +101,7 @@ export class TaskContextStore {
       outputs: value(2) as Record<string, string>,
       findings: value(3) as string[],
       journal: value(4) as Record<string, string>,
+      steering: value(5) as string[],
     });
   }
 
@@ -110,15 +119,17 @@ export class TaskContextStore {
         this.keys.doneSteps(taskId),
         this.keys.outputs(taskId),
         this.keys.findings(taskId),
+        this.keys.steering(taskId),
       ],
       [held?.attempt ?? 0, held?.actions ?? -1, held?.version ?? -1, held?.writer ?? '', RECENT_ACTIONS],
     );
     const task = decodeTask(fromPairs(replies[0]));
     if (replies[1] === ContextReply.Held) {
-      if (task && held) return { task, context: held.context, source: 'held', held };
-      return { task, context: emptySliceContext(), source: 'none' };
+      const steering = (replies[2] ?? []).map(readInstruction);
+      if (task && held) return { task, context: held.context, source: 'held', held, steering };
+      return { task, context: emptySliceContext(), source: 'none', steering };
     }
-    const [, , done, outputs, findings, recent] = replies;
+    const [, , done, outputs, findings, recent, given] = replies;
     const context: SliceContext = {
       doneSteps: new Set(done),
       outputs: new Map(),
@@ -127,7 +138,12 @@ export class TaskContextStore {
     };
     for (let i = 0; i < outputs.length; i += 2)
       context.outputs.set(outputs[i], parse<unknown>(outputs[i + 1]));
-    return { task, context, source: held ? 'stale' : 'none' };
+    return { task, context, source: held ? 'stale' : 'none', steering: (given ?? []).map(readInstruction) };
+  }
+
+  /** The instructions given to the task from position `from` on (steer-task.lua): what a running slice has not read. */
+  async steeringSince(taskId: string, from: number): Promise<SteerInstruction[]> {
+    return (await this.redis.lrange(this.keys.steering(taskId), from, -1)).map(readInstruction);
   }
 
   /** Claims a one-time trigger of a task (a scripted misbehaviour); true only for the first claimer. */

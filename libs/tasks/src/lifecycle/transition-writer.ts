@@ -123,6 +123,7 @@ export class TransitionWriter implements TransitionStore {
         k.task(task.parentId ?? task.id),
         k.artifacts(task.id),
         k.liveOutput(task.id),
+        k.steering(task.id),
       ],
       [task.id, task.finishedAt],
     );

@@ -17,6 +17,7 @@
   KEYS[23]     the parent's task hash (a task without a parent: its own hash)
   KEYS[24]     its artifact list (the artifacts themselves stay in the object store)
   KEYS[25]     its live model output (a finished task's is only a reconnect window, never history)
+  KEYS[26]     its steering list (instructions given while it ran; the archive keeps them)
 
   ARGV[1] task id
   ARGV[2] finishedAt of the task that was archived
@@ -39,6 +40,6 @@ if stored[3] and stored[3] ~= '' and KEYS[23] ~= KEYS[1] and redis.call('EXISTS'
   return {CODE_NOT_ACTIVE, stored[1]}
 end
 redis.call('UNLINK', KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], KEYS[6], KEYS[7], KEYS[8], KEYS[9],
-  KEYS[10], KEYS[11], KEYS[12], KEYS[24], KEYS[25])
+  KEYS[10], KEYS[11], KEYS[12], KEYS[24], KEYS[25], KEYS[26])
 for i = 13, 22 do redis.call('ZREM', KEYS[i], id) end
 return {CODE_APPLIED, stored[1]}

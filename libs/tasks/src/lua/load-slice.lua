@@ -20,6 +20,7 @@
   KEYS[3] done logical steps (set)
   KEYS[4] saved outputs (hash: step key -> JSON)
   KEYS[5] findings (list)
+  KEYS[6] steering list (instructions given while the task ran: steer-task.lua)
 
   ARGV[1] attempt of the held context ("0": none held)
   ARGV[2] action log length it reflects
@@ -27,18 +28,22 @@
   ARGV[4] contextWriter it reflects
   ARGV[5] how many of the latest actions to include with the context
 
-  Returns {record, CONTEXT_HELD} when the held context is current, else {record,
-  CONTEXT_INCLUDED, doneSteps, outputs, findings, recentActions}; record is the hash as a flat
-  field/value array (empty: no such task); recentActions the last ARGV[5] entries of the action log.
+  Returns {record, CONTEXT_HELD, steering} when the held context is current, else {record,
+  CONTEXT_INCLUDED, doneSteps, outputs, findings, recentActions, steering}; record is the hash as a
+  flat field/value array (empty: no such task); recentActions the last ARGV[5] entries of the action
+  log; steering every instruction given, oldest first (read only when the record counts one: a task
+  never steered costs no command more).
 ]]
 --- @include "codes"
 
 local record = redis.call('HGETALL', KEYS[1])
 if #record == 0 then return {record, CONTEXT_HELD} end
-local held = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion', 'contextWriter')
+local held = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion', 'contextWriter', 'steerCount')
+local steering = {}
+if tonumber(held[4] or '0') > 0 then steering = redis.call('LRANGE', KEYS[6], 0, -1) end
 if held[1] == ARGV[1] and tostring(redis.call('LLEN', KEYS[2])) == ARGV[2]
     and (held[2] or '0') == ARGV[3] and (held[3] or '') == ARGV[4] then
-  return {record, CONTEXT_HELD}
+  return {record, CONTEXT_HELD, steering}
 end
 return {record, CONTEXT_INCLUDED, redis.call('SMEMBERS', KEYS[3]), redis.call('HGETALL', KEYS[4]),
-  redis.call('LRANGE', KEYS[5], 0, -1), redis.call('LRANGE', KEYS[2], -tonumber(ARGV[5]), -1)}
+  redis.call('LRANGE', KEYS[5], 0, -1), redis.call('LRANGE', KEYS[2], -tonumber(ARGV[5]), -1), steering}

@@ -46,8 +46,10 @@
 
   A finding also appends a task.finding event (its data is the finding).
 
-  Returns {code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion}:
-  APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (task not running)
+  Returns {code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion,
+  steerCount}: APPLIED · NOT_FOUND · STALE_ATTEMPT · NOT_ACTIVE (task not running). steerCount is
+  how many instructions the task was given (steer-task.lua): read with the rest of the step's
+  fields, it tells a running slice of a new one at no extra command (docs/api.md, "Steering").
 ]]
 --- @include "fence"
 --- @include "working"
@@ -55,14 +57,14 @@
 
 local stored = redis.call('HMGET', KEYS[1], 'status', 'attempt', 'tenantId', 'id', 'totalUnits', 'inFlight',
   'contextWriter', 'contextWriterSeq', 'contextVersion', 'completedUnits', 'actionsRecorded',
-  'actionsRecordedAt', 'progressEventAt', 'deadlineIndexedAt')
+  'actionsRecordedAt', 'progressEventAt', 'deadlineIndexedAt', 'steerCount')
 local status, attempt = stored[1], tonumber(stored[2])
 local refusal = fenceRefusal(status, attempt, ARGV[1], isWorking)
 if refusal then return {refusal, status or '', attempt or 0, 0, 0, 0, 0} end
 if ARGV[16] ~= '' and stored[7] == ARGV[14] and tonumber(stored[8] or '0') >= tonumber(ARGV[16]) then
   local now = redis.call('HMGET', KEYS[1], 'completedUnits', 'consecutiveErrors', 'contextVersion')
   return {CODE_APPLIED, status, attempt, redis.call('LLEN', KEYS[2]), tonumber(now[1] or '0'),
-    tonumber(now[2] or '0'), tonumber(now[3] or '0')}
+    tonumber(now[2] or '0'), tonumber(now[3] or '0'), tonumber(stored[15] or '0') or 0}
 end
 
 -- The log's length, as this script wrote it beside the context version of the time: the length
@@ -136,4 +138,4 @@ end
 if ARGV[11] ~= '' then
   emitEvent(KEYS[7], ARGV[12], 'task.message', stored[4], stored[3], attempt, ARGV[2], status, status, ARGV[11])
 end
-return {CODE_APPLIED, status, attempt, step, completed, errors, contextVersion}
+return {CODE_APPLIED, status, attempt, step, completed, errors, contextVersion, tonumber(stored[15] or '0') or 0}

@@ -13,6 +13,7 @@ import {
   verificationSection,
   writesSection,
 } from './report-sections';
+import { steeringSection } from './steering-section';
 
 /** The most characters a report may have: a bound on what the route and a message carry. */
 export const MAX_REPORT_CHARS = 48_000;
@@ -33,11 +34,19 @@ function goalSection(input: unknown): string {
  * log and the write journal. The agent's summary appears only as a quoted, labelled claim. Pure
  * and bounded: every part has its own limit and the whole is cut at MAX_REPORT_CHARS.
  */
-export function buildTaskReport({ task, findings, actions, journal, publicBaseUrl }: ReportInputs): string {
+export function buildTaskReport({
+  task,
+  findings,
+  actions,
+  journal,
+  publicBaseUrl,
+  steering,
+}: ReportInputs): string {
   const findingsOnly = asRecord(task.input).evidence === 'findings_only';
   const sections: [string, string | null][] = [
     ['Goal', goalSection(task.input)],
     ['Status', statusSection(task)],
+    ['Instructions given while it ran', steeringSection(steering)],
     ['Verification', verificationSection(task, findingsOnly)],
     [
       `Findings (${findings.length})`,

@@ -1,3 +1,4 @@
+import type { SteerInstruction } from '../steering/steering.types';
 import type { ActionRecord, JournalEntry } from '../history/history.types';
 import type { TaskRecord } from '../task.types';
 
@@ -10,4 +11,6 @@ export interface ReportInputs {
   journal: ReadonlyMap<string, JournalEntry>;
   /** PUBLIC_BASE_URL: the findings' artifact links are absolute from it (relative without). */
   publicBaseUrl?: string;
+  /** The instructions given while it ran, oldest first (docs/api.md, "Steering"). */
+  steering?: readonly SteerInstruction[];
 }

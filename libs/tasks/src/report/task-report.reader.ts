@@ -12,6 +12,7 @@ export function reportOfContext(task: TaskRecord, context: TaskContext, publicBa
     findings: context.findings,
     actions: context.actions,
     journal: context.journal,
+    ...(context.steering?.length ? { steering: context.steering } : {}),
     ...(publicBaseUrl ? { publicBaseUrl } : {}),
   });
 }

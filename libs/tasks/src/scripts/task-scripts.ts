@@ -14,7 +14,7 @@ export const TASK_SCRIPT_KEYS = {
   'create-task': 7,
   'transition-task': 22,
   'heartbeat-task': 4,
-  'load-slice': 5,
+  'load-slice': 6,
   'record-step': 10,
   'journal-intent': 2,
   'reconcile-journal': 4,
@@ -29,13 +29,14 @@ export const TASK_SCRIPT_KEYS = {
   'claim-conversation-message': 1,
   'record-conversation-turn': 4,
   'register-child': 6,
-  'forget-task': 25,
+  'forget-task': 26,
   'publish-live-output': 'variable',
   'create-schedule': 3,
   'set-schedule-state': 1,
   'delete-schedule': 5,
   'claim-schedule-fire': 2,
   'record-schedule-run': 3,
+  'steer-task': 4,
 } as const;
 
 export type TaskScriptName = keyof typeof TASK_SCRIPT_KEYS;

@@ -260,6 +260,7 @@ class InMemoryBooks {
       completedUnits: this.done.size,
       consecutiveErrors: this.errors,
       contextVersion: this.version,
+      steerCount: 0,
     };
   }
 

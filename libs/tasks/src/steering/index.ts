@@ -1,0 +1,3 @@
+export * from './steering.types';
+export * from './steering-errors';
+export * from './steering-log';
