@@ -34,3 +34,4 @@ export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
 export * from './agent/slice-runner-harness';
 export * from './retention-harness';
+export * from './agent/screenshot-mission';
