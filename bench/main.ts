@@ -26,6 +26,7 @@ const BENCHES: Record<string, () => Promise<Bench>> = {
   memory: async () => (await import('./memory.bench')).runMemoryBench,
   retention: async () => (await import('./retention.bench')).runRetentionBench,
   tracing: async () => (await import('./tracing.bench')).runTracingBench,
+  screenshots: async () => (await import('./screenshots.bench')).runScreenshotsBench,
 };
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);

@@ -4,19 +4,12 @@
 // report, and a count of every object in each system. No keys. Flags: --ci, --keep, --build.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import {
-  existsSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  realpathSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
 import { Child, freePort } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
@@ -41,16 +34,7 @@ const TENANT = 'demo';
 const dist = process.env.VIGIL_DIST_DIR ?? 'dist';
 const KEY = 'demo-key-0001';
 
-function fail(message) {
-  line(red(`✗ ${message}`));
-  process.exitCode = 1;
-}
-
-if (spawnSync(process.execPath, [join(root, 'scripts/ensure-redis.mjs')], { stdio: 'inherit' }).status !== 0)
-  process.exit(1);
-if (!existsSync(join(root, dist, 'apps/worker/src/main.js')) || args.includes('--build')) {
-  if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
-}
+ensureReadyToRun({ root, dist, args });
 const require = createRequire(import.meta.url);
 const { startTicketTracker } = require(join(root, 'examples/ticket-tracker/tracker.js'));
 
@@ -238,26 +222,18 @@ const checks = [
   [[...madeByKey.values()].every((n) => n === 1), 'the action log shows every write made once'],
   [typeof report === 'string' && report.includes('## Findings (2)'), 'the report lists both findings'],
 ];
-for (const [ok, what] of checks) (ok ? (w) => line(green(`✓ ${w}`)) : fail)(what);
-
-if (keep) {
-  line(bold('--keep: still running. Look around:'));
-  line(
-    `  report:  curl -H 'Authorization: Bearer ${KEY}' http://127.0.0.1:${apiPort}/v1/tasks/${created.id}/report`,
-  );
-  line(`  tracker: ${tracker.url}/tickets — files: ${workDir} — Ctrl-C stops everything`);
-  await new Promise((resolve) => process.once('SIGINT', resolve));
-}
-await shutdown();
-if (ci && process.exitCode) line(red('demo: a guarantee did not hold'));
+await endDemo({
+  checks,
+  keep,
+  ci,
+  lookAround: [
+    `report:  curl -H 'Authorization: Bearer ${KEY}' http://127.0.0.1:${apiPort}/v1/tasks/${created.id}/report`,
+    `tracker: ${tracker.url}/tickets — files: ${workDir} — Ctrl-C stops everything`,
+  ],
+  shutdown,
+});
 
 async function shutdown() {
   stopping = true;
-  await Promise.all(children.map((child) => child.stop()));
-  await workerLoop;
-  await tracker.close();
-  if (!keep) {
-    spawnSync(process.execPath, [join(root, 'scripts/cleanup-prefix.mjs'), prefix], { stdio: 'inherit' });
-    rmSync(temp, { recursive: true, force: true });
-  }
+  await stopDemo({ root, children, workerLoop, close: () => tracker.close(), keep, prefix, temp });
 }

@@ -4,13 +4,13 @@
 // SIGKILLed mid-walkthrough, and the next prompt says the browser restarted and where it was. It
 // ends verified, prints the report with its screenshot links, and checks every screenshot
 // downloads with the bytes its id hashes. No keys. Flags: --ci, --keep, --build.
-import { spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { existsSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
 import { Child, freePort } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
@@ -35,21 +35,12 @@ const {
 } = require(join(root, 'examples/walkthrough-app/scenario.js'));
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
-function fail(message) {
-  line(red(`✗ ${message}`));
-  process.exitCode = 1;
-}
-
 // The browser comes from Debian, never downloaded: without it there is nothing to drive.
 if (!existsSync(CHROMIUM)) {
   line(red(`${CHROMIUM} is missing. Install it with:  apt-get install -y chromium`));
   process.exit(1);
 }
-if (spawnSync(process.execPath, [join(root, 'scripts/ensure-redis.mjs')], { stdio: 'inherit' }).status !== 0)
-  process.exit(1);
-if (!existsSync(join(root, dist, 'apps/worker/src/main.js')) || args.includes('--build')) {
-  if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
-}
+ensureReadyToRun({ root, dist, args });
 const { startWalkthroughApp } = require(join(root, 'examples/walkthrough-app/server.js'));
 
 const temp = realpathSync(mkdtempSync(join(tmpdir(), 'vigil-walkthrough-')));
@@ -256,24 +247,18 @@ const checks = [
     `the report links every screenshot the findings cite (${linked.length})`,
   ],
 ];
-for (const [ok, what] of checks) (ok ? (w) => line(green(`✓ ${w}`)) : fail)(what);
-
-if (keep) {
-  line(bold('--keep: still running. Look around:'));
-  line(`  report:  curl -H 'Authorization: Bearer ${KEY}' ${base}/v1/tasks/${created.id}/report`);
-  line(`  app:     ${app.url} — Ctrl-C stops everything`);
-  await new Promise((resolve) => process.once('SIGINT', resolve));
-}
-await shutdown();
-if (ci && process.exitCode) line(red('demo: a guarantee did not hold'));
+await endDemo({
+  checks,
+  keep,
+  ci,
+  lookAround: [
+    `report:  curl -H 'Authorization: Bearer ${KEY}' ${base}/v1/tasks/${created.id}/report`,
+    `app:     ${app.url} — Ctrl-C stops everything`,
+  ],
+  shutdown,
+});
 
 async function shutdown() {
   stopping = true;
-  await Promise.all(children.map((child) => child.stop()));
-  await workerLoop;
-  await app.close();
-  if (!keep) {
-    spawnSync(process.execPath, [join(root, 'scripts/cleanup-prefix.mjs'), prefix], { stdio: 'inherit' });
-    rmSync(temp, { recursive: true, force: true });
-  }
+  await stopDemo({ root, children, workerLoop, close: () => app.close(), keep, prefix, temp });
 }

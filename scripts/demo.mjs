@@ -3,12 +3,11 @@
 // --model opus|gemini (real models when their API keys are set), --mission (the mission demo of
 // scripts/demo-mission.mjs instead: your own tools from MCP servers and an HTTP endpoint),
 // --walkthrough (scripts/demo-walkthrough.mjs: a browser walkthrough with screenshots as evidence).
-import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
 import { Child, freePort } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
@@ -34,16 +33,7 @@ const FALSE_FINISH_AFTER = 110;
 // The build to run (as `npm run build` honours VIGIL_DIST_DIR): dist/ by default.
 const dist = process.env.VIGIL_DIST_DIR ?? 'dist';
 
-function fail(message) {
-  line(red(`✗ ${message}`));
-  process.exitCode = 1;
-}
-
-if (spawnSync(process.execPath, [join(root, 'scripts/ensure-redis.mjs')], { stdio: 'inherit' }).status !== 0)
-  process.exit(1);
-if (!existsSync(join(root, dist, 'apps/worker/src/main.js')) || args.includes('--build')) {
-  if (spawnSync('npm', ['run', 'build'], { cwd: root, stdio: 'inherit' }).status !== 0) process.exit(1);
-}
+ensureReadyToRun({ root, dist, args });
 const require = createRequire(import.meta.url);
 const { campaignBuildDemoInput } = require(
   join(root, dist, 'libs/builtin-kinds/src/campaign-build/demo-input.js'),
@@ -226,21 +216,18 @@ const checks = [
   ],
   [snapshot.duplicates.length === 0, 'no duplicate object was created'],
 ];
-for (const [ok, what] of checks) (ok ? (w) => line(green(`✓ ${w}`)) : fail)(what);
-
-if (keep) {
-  line(bold('--keep: still running. Look around:'));
-  line(
-    `  tasks:        curl -H 'Authorization: Bearer demo-key-0001' http://127.0.0.1:${apiPort}/v1/tasks/${created.id}`,
-  );
-  line(`  admin queues: http://127.0.0.1:${apiPort}/admin/queues (user admin, password ${adminPassword})`);
-  line(`  sandbox:      http://127.0.0.1:${sandboxPort}/__sandbox/objects — Ctrl-C stops everything`);
-  await new Promise((resolve) => process.once('SIGINT', resolve));
-}
-stopping = true;
-await Promise.all(children.map((child) => child.stop()));
-await workerLoop;
-void sandbox;
-if (!keep)
-  spawnSync(process.execPath, [join(root, 'scripts/cleanup-prefix.mjs'), prefix], { stdio: 'inherit' });
-if (ci && process.exitCode) line(red('demo: a guarantee did not hold'));
+await endDemo({
+  checks,
+  keep,
+  ci,
+  lookAround: [
+    `tasks:        curl -H 'Authorization: Bearer demo-key-0001' http://127.0.0.1:${apiPort}/v1/tasks/${created.id}`,
+    `admin queues: http://127.0.0.1:${apiPort}/admin/queues (user admin, password ${adminPassword})`,
+    `sandbox:      http://127.0.0.1:${sandboxPort}/__sandbox/objects — Ctrl-C stops everything`,
+  ],
+  shutdown: async () => {
+    stopping = true;
+    void sandbox;
+    await stopDemo({ root, children, workerLoop, keep, prefix });
+  },
+});

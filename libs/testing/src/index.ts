@@ -33,5 +33,7 @@ export * from './in-memory-step-ledger';
 export * from './small-redis';
 export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
+export * from './object-store/s3-env';
 export * from './agent/slice-runner-harness';
 export * from './retention-harness';
+export * from './agent/screenshot-mission';

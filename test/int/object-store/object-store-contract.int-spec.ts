@@ -3,9 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { FileObjectStore, S3ObjectStore } from '@vigil/object-store';
-import { MemoryObjectStore, startS3Server, type S3TestServer } from '@vigil/testing';
+import { MemoryObjectStore, startS3Server, useAwsEnvironment, type S3TestServer } from '@vigil/testing';
 import { describeObjectStoreContract } from './object-store.contract';
-import { useAwsEnvironment } from './s3-env';
 
 // The file driver: each store is `root/` inside its own temporary directory, which must hold
 // nothing but `root` (whatever a crafted key tried).

@@ -1,7 +1,6 @@
 import { inspect } from 'node:util';
 import { ObjectStoreError, S3ObjectStore, objectStoreFrom, type ObjectStore } from '@vigil/object-store';
-import { freePort, startS3Server, type S3TestServer } from '@vigil/testing';
-import { useAwsEnvironment } from './s3-env';
+import { freePort, startS3Server, useAwsEnvironment, type S3TestServer } from '@vigil/testing';
 
 const SECRET = 'known-secret-Zq8vT3xK9mPw2Lr7';
 const SESSION_TOKEN = 'known-session-token-Hy4nB6cR1dFs';

@@ -1,5 +1,5 @@
 import type { ModelImage } from '../models/model-provider';
-import { cutResult, SliceConversation } from './slice-conversation';
+import { cutResult, RECENT_TOOL_RESULTS, SliceConversation, TRIM_BATCH } from './slice-conversation';
 
 const image = (i: number): ModelImage => ({
   id: String(i).padStart(64, '0'),
@@ -79,7 +79,8 @@ describe('images in a slice conversation', () => {
   it('drops an old result’s images with its text (the turn changes once)', () => {
     const c = conversation(20);
     step(c, 0);
-    for (let i = 1; i < 6; i++) {
+    // Enough results after it that it is trimmed (in the first batch).
+    for (let i = 1; i < RECENT_TOOL_RESULTS + TRIM_BATCH; i++) {
       const call = { id: `t${i}`, name: 'read', args: { i } };
       c.assistant('', [call]);
       c.toolResult(call, true, 'page text', `read:${i}`);

@@ -4,8 +4,15 @@ import type { SliceSteering } from './slice-steering';
 
 /** Bound on one tool result as the model reads it back (the full result is in the action log). */
 const MAX_TOOL_RESULT_CHARS = 8000;
-/** Tool results of the slice kept in full; older ones are read back as a one-line summary. */
+/** Tool results of the slice kept in full at least; older ones are read back as a one-line summary. */
 export const RECENT_TOOL_RESULTS = 4;
+/**
+ * Older results are trimmed this many at a time, not one per call: between two trims the turns
+ * before the newest ones do not change, so the provider's prompt cache keeps reading them
+ * (docs/models.md, "Prompts that stay bounded"). At most RECENT_TOOL_RESULTS + TRIM_BATCH - 1
+ * results are in full.
+ */
+export const TRIM_BATCH = 4;
 /** An assistant turn's text older than the recent tool results is cut to this. */
 const OLD_ASSISTANT_TEXT_CHARS = 300;
 
@@ -56,6 +63,8 @@ export class SliceConversation {
   private readonly steering?: Pick<SliceSteering, 'takeNew'>;
   /** Results that still show images, oldest first. */
   private readonly withImages: PendingResult[] = [];
+  /** How many of the slice's results, from the first, are trimmed to their one line (only grows). */
+  private trimmedResults = 0;
 
   constructor(
     private readonly open: () => { system: string; messages: ChatMessage[] },
@@ -149,15 +158,18 @@ export class SliceConversation {
    * each tool call keeps its result, so Anthropic's tool_use/tool_result pairing stays valid.
    */
   messages(): ChatMessage[] {
-    const results = this.turns.filter((turn) => turn.role === 'tool' || turn.role === 'tool-pending').length;
+    const isResult = (turn: Turn) => turn.role === 'tool' || turn.role === 'tool-pending';
+    const resultTurns = this.turns.flatMap((turn, index) => (isResult(turn) ? [index] : []));
+    if (this.trim && resultTurns.length - this.trimmedResults >= RECENT_TOOL_RESULTS + TRIM_BATCH)
+      this.trimmedResults = resultTurns.length - RECENT_TOOL_RESULTS;
+    // Assistant turns before the last trimmed result are old too.
+    const boundary = this.trimmedResults ? resultTurns[this.trimmedResults - 1] : -1;
     let seen = 0;
-    const lastAssistant = this.turns.findLastIndex((turn) => turn.role === 'assistant');
     return [
       ...this.start().messages,
       ...this.turns.map((turn, index): ChatMessage => {
-        const isResult = turn.role === 'tool' || turn.role === 'tool-pending';
-        if (isResult) seen++;
-        const old = this.trim && isResult && results - seen >= RECENT_TOOL_RESULTS;
+        if (isResult(turn)) seen++;
+        const old = this.trim && isResult(turn) && seen <= this.trimmedResults;
         if (turn.role === 'tool-pending') {
           if (old) this.dropAllImages(turn);
           const rendered = renderResult(turn, old);
@@ -168,7 +180,7 @@ export class SliceConversation {
         if (
           this.trim &&
           turn.role === 'assistant' &&
-          index < lastAssistant - RECENT_TOOL_RESULTS &&
+          index < boundary &&
           turn.content.length > OLD_ASSISTANT_TEXT_CHARS
         ) {
           return { ...turn, content: `${turn.content.slice(0, OLD_ASSISTANT_TEXT_CHARS - 1)}…` };

@@ -2,6 +2,7 @@ import { createHash, type Hash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { anthropicError, anthropicProblem, expectAnthropicStream, sendAnthropic } from './anthropic-wire';
 import { expectGeminiStream, geminiError, geminiModelOf, geminiProblem, sendGemini } from './gemini-wire';
+import { anthropicImageTokens, geminiImageTokens } from './image-tokens';
 import { type LoopbackRequest, LoopbackServer } from './loopback-server';
 
 /**
@@ -14,13 +15,39 @@ import { type LoopbackRequest, LoopbackServer } from './loopback-server';
  * system text block and each message content block, in that order (the order the API builds its
  * cache prefix in); for Gemini the system instruction's parts, each function declaration, then
  * each part of `contents`. A block costs ceil(characters of its JSON / 4) tokens (`cache_control`
- * left out), a documented approximation of a BPE tokenizer, not the real one. Output is the
- * reply's content the same way.
+ * left out), a documented approximation of a BPE tokenizer, not the real one; an image in it
+ * (Anthropic's `image` block, Gemini's `inlineData`) costs what the provider documents for its
+ * pixel size instead of its base64 (image-tokens.ts). Output is the reply's content the same way.
+ * A block's identity in the cache is its whole JSON, image bytes included.
  */
 type Body = Record<string, any>;
 
 export const approxTokens = (value: unknown): number =>
   Math.ceil((typeof value === 'string' ? value : JSON.stringify(value)).length / 4);
+
+/** `approxTokens` of `value` with each image in it priced by `price` (its base64 never counted as text). */
+function tokensWithImages(
+  value: unknown,
+  imageData: (node: Body) => string | undefined,
+  price: (base64: string) => number,
+): number {
+  const plain = JSON.stringify(value) ?? '';
+  if (!plain.includes('"image"') && !plain.includes('"inlineData"')) return Math.ceil(plain.length / 4);
+  let images = 0;
+  const text = JSON.stringify(value, function (this: unknown, _key, node: unknown) {
+    if (!node || typeof node !== 'object' || Array.isArray(node)) return node;
+    const data = imageData(node as Body);
+    if (data === undefined) return node;
+    images += price(data);
+    return { image: true };
+  });
+  return Math.ceil((text ?? '').length / 4) + images;
+}
+
+const anthropicImageData = (node: Body): string | undefined =>
+  node.type === 'image' && typeof node.source?.data === 'string' ? (node.source.data as string) : undefined;
+const geminiImageData = (node: Body): string | undefined =>
+  typeof node.inlineData?.data === 'string' ? (node.inlineData.data as string) : undefined;
 
 /** What the fake bills one call for, in the neutral shape both fakes share. */
 export interface BilledUsage {
@@ -129,7 +156,10 @@ export class AnthropicBillingFake extends LoopbackFake {
       );
     const measured = blocks.map((block) => {
       const plain = withoutCacheControl(block);
-      return { canonical: JSON.stringify(plain), tokens: approxTokens({ ...plain, role: undefined }) };
+      return {
+        canonical: JSON.stringify(plain),
+        tokens: tokensWithImages({ ...plain, role: undefined }, anthropicImageData, anthropicImageTokens),
+      };
     });
     const prefix = prefixes(measured);
     const total = prefix.at(-1)?.tokens ?? 0;
@@ -205,7 +235,7 @@ export class GeminiBillingFake extends LoopbackFake {
       for (const part of content.parts as Body[]) blocks.push({ [content.role]: part });
     const measured = blocks.map((block) => ({
       canonical: JSON.stringify(block),
-      tokens: approxTokens(Object.values(block)[0]),
+      tokens: tokensWithImages(Object.values(block)[0], geminiImageData, geminiImageTokens),
     }));
     const prefix = prefixes(measured);
     const total = prefix.at(-1)?.tokens ?? 0;

@@ -1,4 +1,4 @@
-import type { S3TestServer } from '@vigil/testing';
+import type { S3TestServer } from './s3-server';
 
 const NAMES = [
   'AWS_ACCESS_KEY_ID',
