@@ -191,7 +191,11 @@ describe('archived tasks over HTTP', () => {
     };
     await api.app.get(MessageLog).append(final, true, [], Date.now());
     const live = await eventStream(id);
-    expect(live.events().at(-1)).toMatchObject({ id: cancelled.id, event: 'task.cancelled', data: { message: final } });
+    expect(live.events().at(-1)).toMatchObject({
+      id: cancelled.id,
+      event: 'task.cancelled',
+      data: { message: final },
+    });
 
     await archive(id);
     const replay = await eventStream(id);
