@@ -15,6 +15,8 @@ const TENANT = 'soak';
 const API_KEY = 'soak-bench-key-0001';
 const RETENTION_MS = 2_000;
 const POSTS_IN_FLIGHT = 32;
+/** The paired phases' retention: short, so a phase's own tasks are archived while it runs. */
+const PAIR_RETENTION_MS = 500;
 
 /** A redis-server of the bench's own, so `used_memory` is this bench's alone (nothing else shares it). */
 async function privateRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
@@ -111,6 +113,16 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
       watcher = await startApp(dist, 'watcher', { ...env, TASK_RETENTION_MS: String(retentionMs) });
     };
 
+    // A kept-alive socket the API closed while idle between phases fails a fetch before anything
+    // was answered: that create is sent again (at worst one task more, which the wait includes).
+    const createNoop = async () => {
+      try {
+        return await api.post('/v1/tasks', { kind: 'noop', input: { steps: 3 } });
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        return api.post('/v1/tasks', { kind: 'noop', input: { steps: 3 } });
+      }
+    };
     /** Creates n noop tasks through the API and waits until none is unfinished: tasks/s. */
     const run = async (n: number): Promise<number> => {
       const started = Date.now();
@@ -119,7 +131,7 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
         Array.from({ length: POSTS_IN_FLIGHT }, async () => {
           while (next < n) {
             next++;
-            const created = await api.post('/v1/tasks', { kind: 'noop', input: { steps: 3 } });
+            const created = await createNoop();
             if (created.status !== 201) throw new Error(`create answered ${created.status}`);
           }
         }),
@@ -162,10 +174,15 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
 
     // Paired phases, alternated (with, without, with, without) so a drift of the machine falls on
     // both: the same tasks with retention archiving as they finish, and without (kept an hour).
+    // Each phase starts with nothing due, so a phase never pays for the archiving of the one before.
+    const nothingDue = async () => {
+      while ((await ctx.redis.zcount(ctx.keys.retentionIndex(0), '-inf', Date.now())) > 0) await sleep(100);
+    };
     const seconds = { with: 0, without: 0 };
     for (let pair = 0; pair < 2; pair++) {
       for (const mode of ['with', 'without'] as const) {
-        await startWatcher(mode === 'with' ? RETENTION_MS : 3_600_000);
+        await startWatcher(mode === 'with' ? PAIR_RETENTION_MS : 3_600_000);
+        await nothingDue();
         seconds[mode] += pairTasks / (await run(pairTasks));
       }
     }
@@ -203,8 +220,8 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
         target: '≥ 0.9',
         note:
           `Twice ${pairTasks} noop tasks each way, created through the API and run to the end, with a ` +
-          `${RETENTION_MS} ms retention (the Watcher archives while they run) and without (kept an hour), ` +
-          'alternated in one run; total tasks ÷ total seconds per way.',
+          `${PAIR_RETENTION_MS} ms retention (the Watcher archives while they run) and without (kept an hour), ` +
+          'alternated in one run, each phase started with nothing due; total tasks ÷ total seconds per way.',
         details: { withTasksPerSecond: round(withRate), withoutTasksPerSecond: round(withoutRate) },
       },
       'retention.archive_objects_per_second': {
@@ -212,7 +229,7 @@ export const runRetentionBench: Bench = async ({ quick, distDir, log }) => {
         unit: 'archives/s',
         note:
           `The Watcher's retention sweep (one process, file:// store) archiving ${archive.archived} finished noop ` +
-          'tasks: collect, gzip, write, read back and check, remove from Redis, one after the other.',
+          'tasks: collect, gzip, write, read back and check, remove from Redis, eight at a time.',
         details: { archived: archive.archived, failed: archive.failed, seconds: round(archiveSeconds) },
       },
       'retention.bytes_per_archived_task': {

@@ -22,8 +22,9 @@ export async function archiveNow(
   const { lifecycle } = redisLifecycle(ctx);
   const { sweep } = retentionSweepOn(ctx, lifecycle, objects, { owner: 'bench' });
   const total: RetentionReport = { archived: 0, deleted: 0, failed: 0, postponed: 0, archivedBytes: 0 };
-  // A child waits for its parent's sweep: a few rounds are enough for any depth a bench makes.
-  for (let round = 0; round < 10; round++) {
+  // A sweep takes a bounded number of batches, and a child waits for its parent's sweep: rounds
+  // until one finds nothing left (bounded, should a child wait on a parent that never ends).
+  for (let round = 0; round < 1000; round++) {
     const report = await sweep.tick(Date.now() + TEN_YEARS_MS);
     for (const field of Object.keys(total) as (keyof RetentionReport)[]) total[field] += report[field];
     if (report.archived + report.deleted + report.postponed === 0) break;

@@ -268,7 +268,7 @@ export interface paths {
     };
     /**
      * The task's events as Server-Sent Events, resumable with Last-Event-ID (or ?lastEventId=)
-     * @description Replays from the last event id (or the task's creation), then follows; ends after the terminal event (and the model calls it cut off). Each durable event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`. Live model output, not durable and kept about a minute (docs/api.md, "Live model output"): `model.delta` `{attempt, callId, text, offset, final?}` and `model.call_abandoned` `{attempt, callId, reason}`, with ids `<durable id>~<live id>`; both kinds resume with Last-Event-ID.
+     * @description Replays from the last event id (or the task's creation), then follows; ends after the terminal event (and the model calls it cut off). An archived task replays its messages and its terminal event from the archive, then ends (docs/api.md, "Archived tasks"). Each durable event: `id` (stream id), `event` (type), `data` `{id, type, taskId, attempt, at, status, from, data, message?}`. Live model output, not durable and kept about a minute (docs/api.md, "Live model output"): `model.delta` `{attempt, callId, text, offset, final?}` and `model.call_abandoned` `{attempt, callId, reason}`, with ids `<durable id>~<live id>`; both kinds resume with Last-Event-ID.
      */
     get: operations['TaskEventsController_events'];
     put?: never;

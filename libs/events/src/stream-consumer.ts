@@ -18,10 +18,14 @@ export type TaskEventHandler = (event: TaskEvent) => Promise<void>;
 
 type StreamReply = [string, [string, string[]][]][] | null;
 
+/** How soon a consumer reads again the entries it failed to handle (or may have lost on a reconnect). */
+const OWN_RETRY_MS = 1_000;
+
 /**
  * At-least-once consumer of the shards' event streams through one consumer group. A message is
- * acknowledged only after its handler resolved; a handler error leaves it pending, and any consumer
- * of the group claims messages left pending too long (a dead consumer's) with XAUTOCLAIM.
+ * acknowledged only after its handler resolved; a handler error leaves it pending and the consumer
+ * reads it again a second later (as it does its own pending entries after a reconnect), and any
+ * consumer of the group claims messages left pending too long (a dead consumer's) with XAUTOCLAIM.
  */
 export class StreamConsumer {
   private readonly logger: Logger;
@@ -82,30 +86,53 @@ export class StreamConsumer {
 
   private async loop(shard: number, connection: Redis): Promise<void> {
     let lastClaim = 0;
-    while (this.running) {
-      try {
-        if (Date.now() - lastClaim >= Math.min(this.options.claimIdleMs, 5_000)) {
-          lastClaim = Date.now();
-          await this.claimOrphans(shard, connection);
+    // Its own pending entries are read again (id 0) before new ones whenever it may hold some it
+    // has not handled: a handler refused (a full Redis), or a reconnect (a restart) that may have
+    // lost the reply of a read Redis had already delivered and recorded as pending. Left to
+    // XAUTOCLAIM they would wait claimIdleMs, the time a dead consumer is given.
+    let ownPendingAt = 0;
+    const onReady = () => (ownPendingAt = Date.now());
+    connection.on('ready', onReady);
+    try {
+      while (this.running) {
+        try {
+          if (Date.now() - lastClaim >= Math.min(this.options.claimIdleMs, 5_000)) {
+            lastClaim = Date.now();
+            await this.claimOrphans(shard, connection);
+          }
+          const own = ownPendingAt > 0 && Date.now() >= ownPendingAt;
+          const readGroup = connection.xreadgroup.bind(connection) as unknown as (
+            ...args: (string | number)[]
+          ) => Promise<StreamReply>;
+          const reply = await readGroup(
+            'GROUP',
+            this.options.group,
+            this.options.consumer,
+            'COUNT',
+            this.options.batchSize ?? 100,
+            ...(own ? [] : ['BLOCK', this.options.blockMs ?? 1_000]),
+            'STREAMS',
+            this.keys.events(shard),
+            own ? '0' : '>',
+          );
+          const delivered = (reply ?? []).flatMap(([, entries]) => entries);
+          // A pending entry trimmed from the stream since reads back without fields: nothing to handle.
+          const trimmed = delivered.filter((entry) => !entry?.[1]).map(([id]) => id);
+          if (trimmed.length > 0)
+            await connection.xack(this.keys.events(shard), this.options.group, ...trimmed);
+          const entries = delivered.filter((entry) => entry?.[1]);
+          const failed = await this.handleAll(shard, entries, connection);
+          if (failed > 0) ownPendingAt = Date.now() + OWN_RETRY_MS;
+          else if (own && entries.length === 0) ownPendingAt = 0;
+        } catch (error) {
+          if (!this.running) return;
+          this.logger.error(`reading shard ${shard} failed: ${String(error)}`);
+          ownPendingAt = Date.now() + OWN_RETRY_MS;
+          await new Promise((resolve) => setTimeout(resolve, 500));
         }
-        const reply = (await connection.xreadgroup(
-          'GROUP',
-          this.options.group,
-          this.options.consumer,
-          'COUNT',
-          this.options.batchSize ?? 100,
-          'BLOCK',
-          this.options.blockMs ?? 1_000,
-          'STREAMS',
-          this.keys.events(shard),
-          '>',
-        )) as StreamReply;
-        for (const [, entries] of reply ?? []) await this.handleAll(shard, entries, connection);
-      } catch (error) {
-        if (!this.running) return;
-        this.logger.error(`reading shard ${shard} failed: ${String(error)}`);
-        await new Promise((resolve) => setTimeout(resolve, 500));
       }
+    } finally {
+      connection.off('ready', onReady);
     }
   }
 
@@ -131,16 +158,21 @@ export class StreamConsumer {
     return claimed;
   }
 
-  private async handleAll(shard: number, entries: [string, string[]][], connection: Redis): Promise<void> {
+  /** Handles and acknowledges each entry; returns how many failed (left pending, tried again). */
+  private async handleAll(shard: number, entries: [string, string[]][], connection: Redis): Promise<number> {
+    let failed = 0;
     for (const [id, fields] of entries) {
       const event = parseTaskEvent(shard, id, fields);
       try {
         await this.handler(event);
         await connection.xack(this.keys.events(shard), this.options.group, id);
       } catch (error) {
-        // Left pending on purpose: it is retried when claimed after claimIdleMs.
+        // Left pending on purpose: this consumer reads it again after OWN_RETRY_MS, or another
+        // claims it after claimIdleMs should this one die.
+        failed++;
         this.logger.error(`handling ${event.type} ${id} for ${event.taskId} failed: ${String(error)}`);
       }
     }
+    return failed;
   }
 }

@@ -22,3 +22,4 @@ export * from './notifier';
 export * from './create-notifier';
 export * from './notify.module';
 export * from './webhooks/webhook-metrics';
+export * from './live/archived-replay';

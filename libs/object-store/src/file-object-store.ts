@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import { checkedLimit, checkedListPrefix, checkedObjectKey, isKeySegment } from './object-key-guard';
 import { InvalidObjectKeyError } from './object-keys';
@@ -39,8 +39,7 @@ export class FileObjectStore implements ObjectStore {
     const directory = dirname(path);
     const temporary = `${directory}${sep}.tmp-${randomBytes(8).toString('hex')}`;
     try {
-      await mkdir(directory, { recursive: true });
-      const file = await open(temporary, 'wx');
+      const file = await openCreating(temporary, directory);
       try {
         await file.writeFile(body);
         await file.sync();
@@ -152,6 +151,20 @@ export class FileObjectStore implements ObjectStore {
     const code = codeOf(error);
     const detail = code ?? (error instanceof Error ? error.message : String(error));
     return new ObjectStoreError(`could not ${operation} ${key} in ${this.location}: ${detail}`, error);
+  }
+}
+
+/**
+ * Opens a new file for writing, making its directory only when it is missing: a store writes many
+ * objects into few directories, and a `mkdir` per write would cost every write a round trip.
+ */
+async function openCreating(path: string, directory: string): Promise<FileHandle> {
+  try {
+    return await open(path, 'wx');
+  } catch (error) {
+    if (codeOf(error) !== 'ENOENT') throw error;
+    await mkdir(directory, { recursive: true });
+    return open(path, 'wx');
   }
 }
 

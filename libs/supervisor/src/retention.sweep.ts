@@ -4,10 +4,12 @@ import { CLOCKS_CONFIG, type ClockConfig, STORAGE_CONFIG, type StorageConfig } f
 import { REDIS, RedisKeys } from '@vigil/redis';
 import {
   decodeTask,
+  type ForgetTarget,
   StoreFullError,
   TaskArchiveWriter,
   TaskLifecycle,
   TERMINAL_STATUSES,
+  type TaskStatus,
 } from '@vigil/tasks';
 import { NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import { LeaseService } from './lease.service';
@@ -26,6 +28,12 @@ export interface RetentionReport {
 
 /** Batches per shard per sweep: a backlog drains over several sweeps, never in one long hold. */
 const MAX_BATCHES = 20;
+/**
+ * Tasks of a batch retired at once: their object-store writes and read-backs overlap (a file
+ * store's fsyncs are committed together, an S3 round trip waits beside the others), bounded so a
+ * sweep never floods the store nor holds the Watcher's event loop from its other work.
+ */
+const LANES = 8;
 /** A task whose archive failed is tried again after this, so it does not head every batch. */
 const FAILURE_BACKOFF_MS = 60_000;
 
@@ -79,13 +87,15 @@ export class RetentionSweep {
     const size = this.storage.archiveBatchSize;
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
       const due = await this.redis.zrangebyscore(index, '-inf', now, 'WITHSCORES', 'LIMIT', 0, size);
-      for (let i = 0; i < due.length; i += 2) {
+      const entries: [string, number][] = [];
+      for (let i = 0; i < due.length; i += 2) entries.push([due[i], Number(due[i + 1])]);
+      await inLanes(entries, LANES, async ([taskId, expiredAt]) => {
         const startedAt = Date.now();
         const bytesBefore = report.archivedBytes;
-        const outcome = await this.retire(index, due[i], Number(due[i + 1]), now, report);
+        const outcome = await this.retire(index, taskId, expiredAt, now, report);
         if (outcome !== 'gone') report[outcome]++;
-        this.trace(due[i], outcome, startedAt, report.archivedBytes - bytesBefore);
-      }
+        this.trace(taskId, outcome, startedAt, report.archivedBytes - bytesBefore);
+      });
       if (due.length < size * 2) return;
     }
   }
@@ -98,28 +108,9 @@ export class RetentionSweep {
     report: RetentionReport,
   ): Promise<Outcome> {
     try {
-      const payload = await this.writer.collect(taskId, expiredAt);
-      const task = payload && decodeTask(payload.record);
-      if (!payload || !task || !TERMINAL_STATUSES.includes(task.status)) {
-        // Gone already, or an entry that should never be (a terminal status is never left).
-        await this.redis.zrem(index, taskId);
-        return 'gone';
-      }
-      if (task.parentId && (await this.redis.exists(this.keys.task(task.parentId))))
-        return this.postpone(index, taskId, task.parentId, now);
-      let bytes = 0;
-      if (this.storage.archive) bytes = await this.writer.write(payload);
-      const removed = await this.lifecycle.removeExpired({
-        id: task.id,
-        tenantId: task.tenantId,
-        parentId: task.parentId ?? null,
-        finishedAt: Number(payload.record.finishedAt),
-      });
-      if (removed === 'parent_live') return this.postpone(index, taskId, task.parentId!, now);
-      if (removed !== 'removed') return 'gone';
-      if (!this.storage.archive) return 'deleted';
-      report.archivedBytes += bytes;
-      return 'archived';
+      return this.storage.archive
+        ? await this.archive(index, taskId, expiredAt, now, report)
+        : await this.delete(index, taskId, now);
     } catch (error) {
       this.logger.warn(`task ${taskId} stays in Redis: ${String(error)}`);
       await this.redis
@@ -127,6 +118,64 @@ export class RetentionSweep {
         .catch((backoff: unknown) => this.logger.warn(`retention index of ${taskId}: ${String(backoff)}`));
       return 'failed';
     }
+  }
+
+  /** The whole task, collected in one round trip, written, read back and checked, then removed. */
+  private async archive(
+    index: string,
+    taskId: string,
+    expiredAt: number,
+    now: number,
+    report: RetentionReport,
+  ): Promise<Outcome> {
+    const payload = await this.writer.collect(taskId, expiredAt);
+    const task = payload && decodeTask(payload.record);
+    if (!payload || !task || !TERMINAL_STATUSES.includes(task.status)) return this.drop(index, taskId);
+    // Checked before the write, so a child whose parent stays is not archived for nothing.
+    if (task.parentId && (await this.redis.exists(this.keys.task(task.parentId))))
+      return this.postpone(index, taskId, task.parentId, now);
+    const bytes = await this.writer.write(payload);
+    const target = {
+      id: task.id,
+      tenantId: task.tenantId,
+      parentId: task.parentId ?? null,
+      finishedAt: Number(payload.record.finishedAt),
+    };
+    const outcome = await this.remove(index, target, now);
+    if (outcome !== 'removed') return outcome;
+    report.archivedBytes += bytes;
+    return 'archived';
+  }
+
+  /**
+   * ARCHIVE=off: only what forget-task.lua's guard needs is read, never the whole task or its
+   * report; the script itself keeps a child whose parent is still in Redis.
+   */
+  private async delete(index: string, taskId: string, now: number): Promise<Outcome> {
+    const [status, finishedAt, tenantId, parentId] = await this.redis.hmget(
+      this.keys.task(taskId),
+      'status',
+      'finishedAt',
+      'tenantId',
+      'parentId',
+    );
+    if (!status || !tenantId || !TERMINAL_STATUSES.includes(status as TaskStatus))
+      return this.drop(index, taskId);
+    const target = { id: taskId, tenantId, parentId: parentId || null, finishedAt: Number(finishedAt) };
+    const outcome = await this.remove(index, target, now);
+    return outcome === 'removed' ? 'deleted' : outcome;
+  }
+
+  private async remove(index: string, target: ForgetTarget, now: number): Promise<Outcome | 'removed'> {
+    const removed = await this.lifecycle.removeExpired(target);
+    if (removed === 'parent_live') return this.postpone(index, target.id, target.parentId!, now);
+    return removed === 'removed' ? 'removed' : 'gone';
+  }
+
+  /** Gone already, or an entry that should never be (a terminal status is never left). */
+  private async drop(index: string, taskId: string): Promise<Outcome> {
+    await this.redis.zrem(index, taskId);
+    return 'gone';
   }
 
   /** The task's last span, under its root (docs/observability.md, "Spans and attributes"). */
@@ -148,14 +197,30 @@ export class RetentionSweep {
     span.end();
   }
 
-  /** A child waits for its parent: until the parent's own retention ends, or a full retention if it is live. */
+  /**
+   * A child waits for its parent: until the parent's own retention ends, or a full retention if it
+   * is live. A parent that left meanwhile (retired by another lane of the same batch) lets the
+   * child go at the next sweep.
+   */
   private async postpone(index: string, taskId: string, parentId: string, now: number): Promise<Outcome> {
-    const parentDue = await this.redis.zscore(index, parentId);
+    const [parentDue, parentStays] = await Promise.all([
+      this.redis.zscore(index, parentId),
+      this.redis.exists(this.keys.task(parentId)),
+    ]);
     const at = Math.max(
       now + 1,
-      parentDue === null ? now + this.storage.taskRetentionMs : Number(parentDue) + 1,
+      parentDue !== null ? Number(parentDue) + 1 : parentStays ? now + this.storage.taskRetentionMs : now + 1,
     );
     await this.redis.zadd(index, 'XX', at, taskId);
     return 'postponed';
   }
+}
+
+/** Runs `work` over `items`, at most `lanes` at once. */
+async function inLanes<T>(items: T[], lanes: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < items.length) await work(items[next++]);
+  };
+  await Promise.all(Array.from({ length: Math.min(lanes, items.length) }, lane));
 }

@@ -1,4 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { nodeMemoryOf } from '@vigil/redis';
 import { freePort } from './free-port';
@@ -21,14 +24,29 @@ const ROOMY_BYTES = 256 * 1024 * 1024;
 export class SmallRedis {
   private constructor(
     readonly port: number,
-    private readonly child: ChildProcess,
+    private child: ChildProcess,
     /** A connection for the test's own commands (CONFIG, INFO). */
     readonly admin: Redis,
+    /** Where an append-only file is kept (`persistent`), so a restart comes back with the data. */
+    private readonly directory?: string,
   ) {}
 
-  static async start(options: { portOffset?: number } = {}): Promise<SmallRedis> {
+  /** `persistent`: an append-only file fsynced on every write, as production runs, for `restart`. */
+  static async start(options: { portOffset?: number; persistent?: boolean } = {}): Promise<SmallRedis> {
     const base = Number(process.env.VIGIL_TEST_REDIS_PORT_BASE ?? '');
     const port = base > 0 ? base + (options.portOffset ?? 0) : await freePort();
+    const directory = options.persistent ? mkdtempSync(join(tmpdir(), 'vigil-small-redis-')) : undefined;
+    const child = SmallRedis.spawnServer(port, directory);
+    const admin = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1 });
+    admin.on('error', () => undefined);
+    await SmallRedis.reach(admin, child, port);
+    return new SmallRedis(port, child, admin, directory);
+  }
+
+  private static spawnServer(port: number, directory?: string): ChildProcess {
+    const persistence = directory
+      ? ['--dir', directory, '--appendonly', 'yes', '--appendfsync', 'always']
+      : ['--appendonly', 'no'];
     const child = spawn(
       'redis-server',
       [
@@ -38,8 +56,7 @@ export class SmallRedis {
         '127.0.0.1',
         '--save',
         '',
-        '--appendonly',
-        'no',
+        ...persistence,
         '--maxmemory',
         String(ROOMY_BYTES),
         '--maxmemory-policy',
@@ -49,13 +66,15 @@ export class SmallRedis {
     );
     running.add(child);
     child.once('exit', () => running.delete(child));
-    const admin = new Redis({ host: '127.0.0.1', port, lazyConnect: true, maxRetriesPerRequest: 1 });
-    admin.on('error', () => undefined);
+    return child;
+  }
+
+  private static async reach(admin: Redis, child: ChildProcess, port: number): Promise<void> {
     const deadline = Date.now() + 10_000;
     for (;;) {
       try {
         await admin.connect();
-        if ((await admin.ping()) === 'PONG') break;
+        if ((await admin.ping()) === 'PONG') return;
       } catch (error) {
         admin.disconnect();
         if (Date.now() > deadline) {
@@ -65,7 +84,22 @@ export class SmallRedis {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     }
-    return new SmallRedis(port, child, admin);
+  }
+
+  /**
+   * A hard restart (SIGKILL, no final save), down for `downMs`, then up again on the same port
+   * from its append-only file (`persistent`), with the limit it starts with: every client sees its
+   * connection drop and must reconnect.
+   */
+  async restart(downMs = 200): Promise<void> {
+    if (!this.directory) throw new Error('restart needs a SmallRedis started persistent');
+    const exited = new Promise((resolve) => this.child.once('exit', resolve));
+    this.child.kill('SIGKILL');
+    await exited;
+    this.admin.disconnect();
+    await new Promise((resolve) => setTimeout(resolve, downMs));
+    this.child = SmallRedis.spawnServer(this.port, this.directory);
+    await SmallRedis.reach(this.admin, this.child, this.port);
   }
 
   get url(): string {
@@ -105,9 +139,11 @@ export class SmallRedis {
 
   async stop(): Promise<void> {
     this.admin.disconnect();
-    if (this.child.exitCode !== null || this.child.signalCode !== null) return;
-    const exited = new Promise((resolve) => this.child.once('exit', resolve));
-    this.child.kill('SIGTERM');
-    await exited;
+    if (this.child.exitCode === null && this.child.signalCode === null) {
+      const exited = new Promise((resolve) => this.child.once('exit', resolve));
+      this.child.kill('SIGTERM');
+      await exited;
+    }
+    if (this.directory) rmSync(this.directory, { recursive: true, force: true });
   }
 }

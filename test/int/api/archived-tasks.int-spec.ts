@@ -1,10 +1,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { parseTaskEvent } from '@vigil/events';
 import { FileObjectStore, ObjectKeys } from '@vigil/object-store';
 import { MessageLog, StepRecorder, TaskArchiveWriter, TaskLifecycle } from '@vigil/tasks';
 import { HttpClient, RedisTestContext, stepAction, TEST_CLAIM } from '@vigil/testing';
 import { InProcessApi } from '../../support/in-process-api';
+import { SseClient } from '../../support/sse-client';
 
 /**
  * An archived task stays readable (docs/api.md, "Archived tasks"): real tasks made through the API
@@ -159,6 +161,78 @@ describe('archived tasks over HTTP', () => {
     await archive(child.body.id);
     const children = await acme.get(`/v1/tasks/${parent}/children`);
     expect(children.body.data).toEqual([{ ...JSON.parse(before['/children'].text).data[0], archived: true }]);
+  });
+
+  /** The task's event stream, read to its end. */
+  async function eventStream(taskId: string, headers: Record<string, string> = {}): Promise<SseClient> {
+    const client = await SseClient.open(`${acme.baseUrl}/v1/tasks/${taskId}/events`, {
+      authorization: 'Bearer acme-key-123',
+      ...headers,
+    });
+    await client.waitFor((read) => read.ended);
+    return client;
+  }
+
+  it("replays an archived task's messages and its end on its event stream, then ends", async () => {
+    const id = await ranTask(acme, 'acme', 'Streamed survey');
+    await acme.post(`/v1/tasks/${id}/stop`);
+    const shard = ctx.keys.shardOf(id);
+    const cancelled = (await ctx.redis.xrange(ctx.keys.events(shard), '-', '+'))
+      .map(([streamId, fields]) => parseTaskEvent(shard, streamId, fields))
+      .find((event) => event.taskId === id && event.type === 'task.cancelled')!;
+    // The final message, as the notifier keys it: by the terminal event it answered.
+    const final = {
+      id: `${id}-ev-${cancelled.id}`,
+      taskId: id,
+      kind: 'control' as const,
+      text: 'Stopped.',
+      sentAt: new Date(cancelled.at).toISOString(),
+      attempt: cancelled.attempt,
+    };
+    await api.app.get(MessageLog).append(final, true, [], Date.now());
+    const live = await eventStream(id);
+    expect(live.events().at(-1)).toMatchObject({
+      id: cancelled.id,
+      event: 'task.cancelled',
+      data: { message: final },
+    });
+
+    await archive(id);
+    const replay = await eventStream(id);
+    expect(replay.status).toBe(200);
+    expect(replay.events().map((frame) => [frame.event, frame.id])).toEqual([
+      ['message', '1700000000000-0'],
+      ['message', '1700000000001-0'],
+      ['task.cancelled', cancelled.id],
+    ]);
+    expect(replay.events()[1].data).toMatchObject({
+      type: 'message',
+      taskId: id,
+      message: { kind: 'progress', text: 'Two of three steps done.' },
+    });
+    // The end as the live stream sent it: its id, type, status and final message.
+    expect(replay.events()[2].data).toMatchObject({
+      id: cancelled.id,
+      type: 'task.cancelled',
+      taskId: id,
+      status: 'cancelled',
+      message: final,
+    });
+    const resumed = await eventStream(id, { 'last-event-id': '1700000000000-0' });
+    expect(resumed.events().map((frame) => frame.id)).toEqual(['1700000000001-0', cancelled.id]);
+    expect((await globex.get(`/v1/tasks/${id}/events`)).status).toBe(404);
+
+    // An archive that cannot be read is the JSON 502 of every read, before any stream opens.
+    const key = ObjectKeys.archive('acme', id);
+    const original = (await store.get(key))!;
+    const flipped = Buffer.from(original);
+    flipped[flipped.length - 12] ^= 0xff;
+    await store.put(key, flipped, 'application/gzip');
+    const unreadable = await acme.get(`/v1/tasks/${id}/events`);
+    await store.put(key, original, 'application/gzip');
+    expect(unreadable.status).toBe(502);
+    expect(unreadable.headers.get('content-type')).toMatch(/^application\/json/);
+    expect(unreadable.body.message).toContain(id);
   });
 
   it('hides an archived task from another tenant, and refuses every control with 409 and its status', async () => {

@@ -25,6 +25,12 @@ describe('task archive codec', () => {
     expect(encodeArchive(payload).equals(bytes)).toBe(true);
   });
 
+  it('writes the document as JSON.stringify writes {format, sha256, payload}', () => {
+    const text = gunzipSync(encodeArchive(payload)).toString('utf8');
+    const { format, sha256, payload: stored } = JSON.parse(text) as Record<string, unknown>;
+    expect(text).toBe(JSON.stringify({ format, sha256, payload: stored }));
+  });
+
   it.each<[string, Buffer, RegExp]>([
     ['not gzip', Buffer.from('plain'), /not a gzipped JSON document/],
     ['another format', gzipSync(JSON.stringify({ format: 'x', sha256: '', payload })), /unknown format "x"/],

@@ -20,8 +20,9 @@ const sha256 = (text: string): string => createHash('sha256').update(text).diges
 /** The archive's bytes: gzipped JSON with the payload's SHA-256 beside it. Same payload, same bytes. */
 export function encodeArchive(payload: TaskArchivePayload): Buffer {
   const body = JSON.stringify(payload);
-  const document: TaskArchiveDocument = { format: TASK_ARCHIVE_FORMAT, sha256: sha256(body), payload };
-  return gzipSync(JSON.stringify(document), { level: 6 });
+  // JSON.stringify of the TaskArchiveDocument {format, sha256, payload}, the payload not serialized twice.
+  const document = `{"format":${JSON.stringify(TASK_ARCHIVE_FORMAT)},"sha256":"${sha256(body)}","payload":${body}}`;
+  return gzipSync(document, { level: 6 });
 }
 
 /** The payload of an archive's bytes, checked end to end; throws ArchiveUnreadableError naming the task. */
