@@ -297,6 +297,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/tenant/spend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The caller's tenant's model spend of the current UTC day, against its daily budget */
+    get: operations['TenantController_today'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/schedules': {
     parameters: {
       query?: never;
@@ -500,6 +517,11 @@ export interface components {
       parentId?: string | null;
       /** @example noop */
       kind?: string;
+      /**
+       * @description the kind's version when the task was created: a Worker runs it only if one of its kinds can (statusReason kind_version_unavailable while none can)
+       * @example 1
+       */
+      kindVersion?: number;
       title?: string;
       /** @description the kind's input, as validated */
       input?: {
@@ -518,7 +540,7 @@ export interface components {
         | 'failed'
         | 'cancelled';
       /**
-       * @description why a task is paused or waiting
+       * @description why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken)
        * @enum {string|null}
        */
       statusReason?:
@@ -529,6 +551,9 @@ export interface components {
         | 'children'
         | 'unresolved_write'
         | 'archived'
+        | 'kind_version_unavailable'
+        | 'tenant_daily_budget'
+        | 'tenant_max_running'
         | null;
       /** @description incremented by every recovery (the fencing token) */
       attempt?: number;
@@ -576,7 +601,8 @@ export interface components {
         /** @enum {string} */
         result?: 'failed';
         /** @enum {string} */
-        reason?: 'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit';
+        reason?:
+          'crashed' | 'frozen' | 'hung_call' | 'tool_error' | 'failed_verification' | 'limit' | 'looping';
         detail?: string;
         costUsd?: number;
         /**
@@ -779,6 +805,20 @@ export interface components {
       reply?: string;
       /** @description the task started for a mission */
       taskId?: string;
+    };
+    TenantSpend: {
+      tenantId: string;
+      /**
+       * @description the UTC day counted
+       * @example 2026-12-02
+       */
+      day: string;
+      /** @description what the tenant's model calls (its tasks', the router's and the tools loop's) spent or hold reserved today; counted while a limit applies (the tenant's daily budget or the global cap) */
+      spentUsd: number;
+      /** @description the catalog's tenants.<id>.dailyBudgetUsd; absent: none */
+      dailyBudgetUsd?: number;
+      /** @description the day’s budget is used up: tasks paused with tenant_daily_budget stay paused until tomorrow (UTC) */
+      exhausted: boolean;
     };
     /** @description A schedule (docs/schedules.md); timestamps ISO 8601. */
     Schedule: {
@@ -2653,6 +2693,53 @@ export interface operations {
       };
       /** @description Redis is full (maxmemory reached) and takes no writes: `code: "store_full"`, `Retry-After` in seconds; reads still answer */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  TenantController_today: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description spent and budget of today (UTC) */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['TenantSpend'];
+        };
+      };
+      /** @description a parameter, the query or the body failed validation (the message lists the problems) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no API key, or one API_KEYS does not name */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description an unexpected error (logged with its cause) */
+      500: {
         headers: {
           [name: string]: unknown;
         };
