@@ -1,4 +1,5 @@
 import { clusterSlot, ScriptRunner } from '@vigil/redis';
+import { ScheduleStore } from '@vigil/schedules';
 import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
 import {
   ChildTaskRepository,
@@ -10,6 +11,7 @@ import {
   StepRecorder,
   TASK_SCRIPT_KEYS,
   TaskContextStore,
+  TaskScripts,
   TaskRepository,
   TenantSlots,
   WriteJournal,
@@ -133,6 +135,26 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       staleMs: 1000,
     });
     await slots.release('acme', 'slot-task-1', 2);
+    // A schedule's life: every schedule key carries one tag, whatever the tenant.
+    const schedules = new ScheduleStore(ctx.redis, ctx.keys, new TaskScripts(ctx.redis));
+    const spec = {
+      name: 'nightly',
+      cron: '0 3 * * *',
+      timezone: 'Europe/Berlin',
+      task: { kind: 'noop', input: { steps: 1 } },
+      overlap: 'skip' as const,
+      catchUpMs: 60_000,
+    };
+    await schedules.create('sch_slots', 'acme', spec, 10);
+    await schedules.setState('acme', 'sch_slots', 'paused');
+    await schedules.setState('acme', 'sch_slots', 'active');
+    await schedules.claimFire('acme', 'sch_slots', 1_000, { manual: true, leaseMs: 1000 });
+    await schedules.recordRun(
+      'sch_slots',
+      { fireTime: 1_000, firedAt: 1_000, trigger: 'manual', outcome: 'skipped_overlap' },
+      { release: 1_000 },
+    );
+    await schedules.delete('acme', 'sch_slots');
     // Every task script ran; the global spend counter is one key of its own, outside every shard,
     // with each tenant's day counter in its slot; a tenant's running places share the tenant's slot.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));
@@ -147,10 +169,15 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     for (const call of calls.filter((c) => c.name.includes('conversation'))) {
       expect(new Set(call.keys.map(clusterSlot)).size).toBe(1);
     }
+    const scheduleSlots = new Set(
+      calls.filter((c) => c.name.includes('schedule')).flatMap((c) => c.keys.map(clusterSlot)),
+    );
+    expect(scheduleSlots).toEqual(new Set([clusterSlot(ctx.keys.schedule('sch_other'))]));
     for (const call of calls.filter(
       (c) =>
         c.name !== 'reserve-global-spend' &&
         !c.name.includes('conversation') &&
+        !c.name.includes('schedule') &&
         !c.name.includes('tenant-slot'),
     )) {
       const slots = new Set(call.keys.map(clusterSlot));
