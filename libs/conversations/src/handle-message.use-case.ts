@@ -14,7 +14,6 @@ import {
   ConversationEntry,
   ConversationStore,
   IllegalTransitionError,
-  readFinding,
   TaskContextStore,
   TaskLifecycle,
   TaskRecord,
@@ -25,15 +24,9 @@ import { assertConversationId, isTestConversation, MessageInProgressError } from
 import type { ConversationMessageDto } from './conversation-message.dto';
 import { classifyMessage, type Intent, type Route } from './message-classifier';
 import { MESSAGE_ROUTER, type MessageRouter, type RoutedMessage } from './model-router';
-import {
-  findingsReply,
-  listReply,
-  myTasksReply,
-  noDefaultsReply,
-  OFFLINE_ANSWER,
-  statusReply,
-} from './task-answers';
-import type { ReadTool, ToolsLoop } from './tools-loop';
+import { listReply, myTasksReply, noDefaultsReply, OFFLINE_ANSWER, statusReply } from './task-answers';
+import type { ToolsLoop } from './tools-loop';
+import { ConversationTasks } from './conversation-tasks';
 import { TenantRouterSpend } from './router-spend';
 
 /** Nest token of the `tools` route's model loop (null without a router model). */
@@ -60,6 +53,7 @@ const ROUTE_DEADLINE_MS = 10_000;
 @Injectable()
 export class HandleMessageUseCase {
   private readonly logger = new Logger(HandleMessageUseCase.name);
+  private readonly conversationTasks: ConversationTasks;
 
   constructor(
     private readonly conversations: ConversationStore,
@@ -78,7 +72,9 @@ export class HandleMessageUseCase {
     private readonly steer: SteerTaskUseCase,
     /** Pays router and tools-loop model calls from the tenant's day and the global cap. */
     @Optional() private readonly spendGate?: GlobalSpendGate,
-  ) {}
+  ) {
+    this.conversationTasks = new ConversationTasks(conversations, tasks, contexts, report);
+  }
 
   async execute(
     tenantId: string,
@@ -125,8 +121,8 @@ export class HandleMessageUseCase {
     let routed = await this.router.route(message.text, AbortSignal.timeout(ROUTE_DEADLINE_MS), spend);
     // "My task" is the conversation's latest task, not its active mission (docs/conversations.md).
     const target = routed.about
-      ? await this.latestTask(tenantId, conversationId)
-      : await this.targetTask(tenantId, conversationId, routed.taskId);
+      ? await this.conversationTasks.latest(tenantId, conversationId)
+      : await this.conversationTasks.target(tenantId, conversationId, routed.taskId);
     // A correction with no mission under way to correct: routed as if the steering rule did not exist.
     if (routed.intent === 'steer' && !steerable(target))
       routed = { ...classifyMessage(message.text, { steering: false }), decidedBy: routed.decidedBy };
@@ -161,7 +157,7 @@ export class HandleMessageUseCase {
       const answered = await this.loop
         .answer(
           message.text,
-          this.readTools(tenantId, conversationId, target),
+          this.conversationTasks.readTools(tenantId, conversationId, target),
           AbortSignal.timeout(LOOP_DEADLINE_MS),
           spend,
         )
@@ -175,7 +171,7 @@ export class HandleMessageUseCase {
       if (answered) return entry('tools', routed.intent, answered.text, target?.id);
     }
     if (routed.intent === 'list_tasks') {
-      const tasks = await this.conversationTasks(tenantId, conversationId);
+      const tasks = await this.conversationTasks.all(tenantId, conversationId);
       return entry('tools', 'list_tasks', routed.about ? myTasksReply(tasks) : listReply(tasks));
     }
     if (!target)
@@ -196,10 +192,8 @@ export class HandleMessageUseCase {
           statusReply(await this.resume.execute(tenantId, target.id)),
           target.id,
         );
-      case 'findings': {
-        const page = await this.contexts.findingsPage(target.id, 100);
-        return entry('tools', 'findings', findingsReply(target, page.data.map(readFinding)), target.id);
-      }
+      case 'findings':
+        return entry('tools', 'findings', await this.conversationTasks.findings(target), target.id);
       case 'report':
         return entry('tools', 'report', await this.report.execute(tenantId, target.id), target.id);
       default:
@@ -242,7 +236,7 @@ export class HandleMessageUseCase {
     dto.conversationId = conversationId;
     if (isTestConversation(conversationId)) dto.sandbox = true;
     const alongside = routed?.alongside ?? false;
-    const previous = alongside ? null : await this.activeMission(tenantId, conversationId);
+    const previous = alongside ? null : await this.conversationTasks.activeMission(tenantId, conversationId);
     const { task } = await this.create.execute(tenantId, dto);
     const archived = previous ? await this.archive(previous) : false;
     const note = archived
@@ -291,90 +285,6 @@ export class HandleMessageUseCase {
       throw error;
     }
     return true;
-  }
-
-  private async conversationTasks(tenantId: string, conversationId: string): Promise<TaskRecord[]> {
-    const ids = await this.conversations.taskIds(tenantId, conversationId);
-    return (await Promise.all(ids.map((id) => this.tasks.get(id)))).filter(
-      (task): task is TaskRecord => task !== null && task.tenantId === tenantId,
-    );
-  }
-
-  /** The `tools` loop's reads: the conversation's tasks, each read from its record; the tenant's own only. */
-  private readTools(tenantId: string, conversationId: string, target: TaskRecord | null): ReadTool[] {
-    const taskArg = {
-      type: 'object',
-      properties: {
-        taskId: { type: 'string', description: 'a task id (tsk_…); default: the active mission' },
-      },
-      additionalProperties: false,
-    };
-    const taskOf = async (args: Record<string, unknown>): Promise<TaskRecord> => {
-      if (typeof args.taskId === 'string' && args.taskId)
-        return this.tasks.getForTenant(args.taskId, tenantId);
-      if (!target) throw new Error('this conversation has no mission yet; name a task id');
-      return target;
-    };
-    return [
-      {
-        spec: {
-          name: 'list_tasks',
-          description: "This conversation's tasks: id, title, status.",
-          parameters: { type: 'object', properties: {}, additionalProperties: false },
-        },
-        run: async () => listReply(await this.conversationTasks(tenantId, conversationId)),
-      },
-      {
-        spec: {
-          name: 'task_status',
-          description: "A task's status, progress, attempt and spend.",
-          parameters: taskArg,
-        },
-        run: async (args) => statusReply(await taskOf(args)),
-      },
-      {
-        spec: { name: 'task_findings', description: "The titles of a task's findings.", parameters: taskArg },
-        run: async (args) => {
-          const task = await taskOf(args);
-          const page = await this.contexts.findingsPage(task.id, 100);
-          return findingsReply(task, page.data.map(readFinding));
-        },
-      },
-      {
-        spec: {
-          name: 'task_report',
-          description: "A task's report (Markdown): verification, findings, external writes.",
-          parameters: taskArg,
-        },
-        run: async (args) => this.report.execute(tenantId, (await taskOf(args)).id),
-      },
-    ];
-  }
-
-  private async activeMission(tenantId: string, conversationId: string): Promise<TaskRecord | null> {
-    const id = await this.conversations.activeTaskId(tenantId, conversationId);
-    const task = id ? await this.tasks.get(id) : null;
-    return task && task.tenantId === tenantId && !TERMINAL.has(task.status) ? task : null;
-  }
-
-  /** The conversation's latest task (the tenant's own only): what "my task" means. */
-  private async latestTask(tenantId: string, conversationId: string): Promise<TaskRecord | null> {
-    const [id] = (await this.conversations.taskIds(tenantId, conversationId)).slice(-1);
-    const task = id ? await this.tasks.get(id) : null;
-    return task && task.tenantId === tenantId ? task : null;
-  }
-
-  /** The task a message is about: the one it names (the tenant's own only), else the active mission, else the latest. */
-  private async targetTask(
-    tenantId: string,
-    conversationId: string,
-    named?: string,
-  ): Promise<TaskRecord | null> {
-    if (named) return this.tasks.getForTenant(named, tenantId);
-    const active = await this.conversations.activeTaskId(tenantId, conversationId);
-    const ids = active ? [active] : (await this.conversations.taskIds(tenantId, conversationId)).slice(-1);
-    const task = ids[0] ? await this.tasks.get(ids[0]) : null;
-    return task && task.tenantId === tenantId ? task : null;
   }
 }
 
