@@ -55,3 +55,43 @@ describe('a 30-screenshot walkthrough through the real SDKs', () => {
     },
   );
 });
+
+/**
+ * `read_output` of a screenshot step shows the screenshot again (docs/models.md, "Images"): its
+ * image comes back from the object store into the next request, within VISION_MAX_IMAGES.
+ */
+describe('read_output of a screenshot, through the real Anthropic SDK', () => {
+  const ctx = new RedisTestContext('screenshot-read-back', { VISION_MAX_IMAGES: String(VISION_MAX_IMAGES) });
+  afterAll(() => ctx.close());
+
+  it('shows the image of an earlier step again, counted against VISION_MAX_IMAGES', async () => {
+    const run = await runScreenshotMission(ctx, {
+      provider: 'anthropic',
+      shots: 6,
+      store: new MemoryObjectStore(),
+      taskId: 'tsk_read_back',
+      readBack: { after: 5, page: 0 },
+    });
+    expect(run.outcomes).toEqual(['verifying']);
+    const imageData = (body: WireBody): string[] =>
+      (body.messages as WireBody[]).flatMap((m) =>
+        (Array.isArray(m.content) ? (m.content as WireBody[]) : [])
+          .filter((b) => b.type === 'tool_result' && Array.isArray(b.content))
+          .flatMap((b) => (b.content as WireBody[]).filter((c) => c.type === 'image'))
+          .map((image) => image.source.data as string),
+      );
+    // Page 0's screenshot, as the request after it carried it; long gone from the window since.
+    const [page0] = imageData(run.calls[2].body);
+    // The request that answers the model's read_output call.
+    const readCall = run.calls.findIndex((call) => {
+      const asked = (call.body.messages as WireBody[]).at(-2)?.content;
+      return (
+        Array.isArray(asked) && asked.some((b: WireBody) => b.type === 'tool_use' && b.name === 'read_output')
+      );
+    });
+    expect(readCall).toBeGreaterThan(10);
+    expect(imageData(run.calls[readCall - 1].body)).not.toContain(page0);
+    expect(imageData(run.calls[readCall].body)).toContain(page0);
+    expect(imageData(run.calls[readCall].body).length).toBeLessThanOrEqual(VISION_MAX_IMAGES);
+  });
+});

@@ -25,9 +25,10 @@ export async function builtinAnswer(
   if (request.tool === 'read_output') {
     const { outputs } = slice.context;
     const whole = (saved: unknown) => services.outputs?.whole(saved, slice.task) ?? Promise.resolve(saved);
-    return outputs.has(request.key)
-      ? readOutput(request.key, request.offset, outputs.get(request.key), whole)
-      : failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
+    if (!outputs.has(request.key))
+      return failure(`no saved output under ${request.key}: read_output takes a completed step's key`);
+    const answer = await readOutput(request.key, request.offset, outputs.get(request.key), whole);
+    return request.offset === 0 ? withImages(answer, slice.task, services) : answer;
   }
   if (request.tool === 'record_finding' && request.finding.artifacts?.length) {
     const list = services.artifactList;
@@ -39,6 +40,27 @@ export async function builtinAnswer(
       );
   }
   return undefined;
+}
+
+/**
+ * A read output's images shown to the model again (they count against VISION_MAX_IMAGES like a
+ * tool's, docs/models.md, "Images"); one no longer in the object store is said to be gone.
+ */
+async function withImages(
+  answer: ToolOutcome,
+  task: SliceData['task'],
+  services: Pick<SessionServices, 'outputs'>,
+): Promise<ToolOutcome> {
+  const output = (answer.result as { output?: unknown } | undefined)?.output;
+  if (!answer.ok || output === undefined || !services.outputs) return answer;
+  const { images, missing } = await services.outputs.images(output, task);
+  if (images.length) answer.images = images;
+  if (missing.length)
+    answer.shown = [
+      answer.shown ?? JSON.stringify(answer.result),
+      ...missing.map((id) => `[image ${id} is no longer in the object store]`),
+    ].join('\n');
+  return answer;
 }
 
 /**

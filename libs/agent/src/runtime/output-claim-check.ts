@@ -2,6 +2,8 @@ import { createHash } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { STORAGE_CONFIG, type StorageConfig } from '@vigil/config';
 import { OBJECT_STORE, ObjectKeys, type ObjectStore } from '@vigil/object-store';
+import { modelImageOf } from '../models/model-image';
+import type { ModelImage } from '../models/model-provider';
 import { type ArtifactOrigin, ArtifactKeeper } from './artifact-keeper';
 import type { ToolOutcome } from './tool-executor';
 
@@ -86,6 +88,26 @@ export class OutputClaimCheck {
   }
 
   /**
+   * The images a saved output refers to (`{artifact: {id, mimeType: image/…}}` parts), read back
+   * from the object store and prepared for the model, so `read_output` of a screenshot step shows
+   * the screenshot again (docs/models.md, "Images"); `missing` names those no longer stored.
+   */
+  async images(
+    output: unknown,
+    task: { id: string; tenantId: string },
+  ): Promise<{ images: ModelImage[]; missing: string[] }> {
+    const images: ModelImage[] = [];
+    const missing: string[] = [];
+    for (const id of new Set(imageArtifactIds(output))) {
+      const body = await this.store.get(ObjectKeys.artifact(task.tenantId, task.id, id));
+      const image = body && (await modelImageOf(id, body));
+      if (image) images.push(image);
+      else if (!body) missing.push(id);
+    }
+    return { images, missing };
+  }
+
+  /**
    * The outcome as the step records it. A result small enough is left as it is, its JSON kept on the
    * outcome (`resultJson`) so the ledger does not encode it again. A larger one is stored; when that
    * fails, a read becomes a failed step (the model may call it again) and a write, whose effect
@@ -154,4 +176,14 @@ function previewOf(text: Buffer): string {
   // Back up over continuation bytes (10xxxxxx) to the start of the character that was cut.
   while (end > 0 && (text[end] & 0xc0) === 0x80) end--;
   return text.subarray(0, end).toString('utf8');
+}
+
+/** The ids of the image artifacts an output refers to, in order. */
+function imageArtifactIds(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(imageArtifactIds);
+  if (!value || typeof value !== 'object') return [];
+  const artifact = (value as { artifact?: { id?: unknown; mimeType?: unknown } }).artifact;
+  if (typeof artifact?.id === 'string' && String(artifact.mimeType).startsWith('image/'))
+    return [artifact.id];
+  return Object.values(value).flatMap(imageArtifactIds);
 }

@@ -85,7 +85,7 @@ export interface SessionServices {
    * Stores a tool's images and files as artifacts, and outputs too large for Redis, and records
    * references (the Worker always has it).
    */
-  outputs?: Pick<OutputClaimCheck, 'keep' | 'whole'>;
+  outputs?: Pick<OutputClaimCheck, 'keep' | 'whole' | 'images'>;
   /** The task's artifact list, which a finding's `artifacts` must be in (the Worker always has it). */
   artifactList?: Pick<ArtifactList, 'live'>;
   /** Traces; absent, none. */

@@ -18,6 +18,8 @@ export interface ScreenshotMissionOptions {
   /** Where the screenshots are kept as artifacts. */
   store: ObjectStore;
   taskId: string;
+  /** Right after the screenshot of page `after`, the model reads back the saved output of page `page`'s. */
+  readBack?: { after: number; page: number };
 }
 
 export interface ScreenshotMissionRun {
@@ -28,6 +30,10 @@ export interface ScreenshotMissionRun {
   /** The serialized size of each request body the fake received, in bytes. */
   requestBytes: number[];
 }
+
+/** The step key of the screenshot of `page` (its saved output's key). */
+export const screenshotKey = (page: number): string =>
+  `browser.browser_take_screenshot:${JSON.stringify({ filename: `page-${page}.png` })}`;
 
 /** A 1280×720 PNG of about 100 KB, different for each page (a flat page with a noisy picture on it). */
 export async function screenshotPng(page: number): Promise<Buffer> {
@@ -119,15 +125,18 @@ export async function runScreenshotMission(
   ctx: RedisTestContext,
   options: ScreenshotMissionOptions,
 ): Promise<ScreenshotMissionRun> {
-  const { shots } = options;
+  const { shots, readBack } = options;
   const requestBytes: number[] = [];
+  const moves = Array.from({ length: shots }, (_, page) => [
+    { name: 'browser__browser_navigate', args: { url: `http://127.0.0.1:8080/page-${page}` } },
+    { name: 'browser__browser_take_screenshot', args: { filename: `page-${page}.png` } },
+    ...(readBack?.after === page
+      ? [{ name: 'read_output', args: { key: screenshotKey(readBack.page) } }]
+      : []),
+  ]).flat();
   const next = (call: number, body: Record<string, unknown>) => {
     requestBytes.push(Buffer.byteLength(JSON.stringify(body)));
-    const page = Math.floor(call / 2);
-    if (page >= shots) return { name: 'finish_task', args: { summary: `walked ${shots} pages` } };
-    return call % 2 === 0
-      ? { name: 'browser__browser_navigate', args: { url: `http://127.0.0.1:8080/page-${page}` } }
-      : { name: 'browser__browser_take_screenshot', args: { filename: `page-${page}.png` } };
+    return moves[call] ?? { name: 'finish_task', args: { summary: `walked ${shots} pages` } };
   };
   const anthropic = options.provider === 'anthropic';
   const fake = anthropic
