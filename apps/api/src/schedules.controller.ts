@@ -1,13 +1,10 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Query, UseGuards } from '@nestjs/common';
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
 import {
   ApiBearerAuth,
   ApiCreatedResponse,
   ApiNoContentResponse,
   ApiOkResponse,
   ApiOperation,
-  ApiPropertyOptional,
   ApiTags,
 } from '@nestjs/swagger';
 import {
@@ -23,24 +20,9 @@ import {
 } from '@vigil/schedules';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { schemaRef } from './http/openapi-schemas';
+import { PageQuery } from './http/page-query';
 import { Tenant } from './http/tenant.decorator';
 import { RateLimited } from './limits/rate-limited.decorator';
-
-class SchedulePageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, description: 'entries per page' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'the nextCursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
 
 /**
  * `/v1/schedules` (docs/schedules.md): the API stores schedules and upserts or removes their BullMQ
@@ -78,7 +60,7 @@ export class SchedulesController {
   @Get()
   @ApiOperation({ summary: "This tenant's schedules, newest first, cursor-paged" })
   @ApiOkResponse({ description: 'a page of schedules', schema: schemaRef('SchedulePage') })
-  async list(@Tenant() tenantId: string, @Query() query: SchedulePageQuery) {
+  async list(@Tenant() tenantId: string, @Query() query: PageQuery) {
     const page = await this.store.list(tenantId, query.limit ?? 20, query.cursor);
     const data = await Promise.all(page.data.map((schedule) => this.view(schedule)));
     return { data, ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
@@ -137,7 +119,7 @@ export class SchedulesController {
   @Get(':id/runs')
   @ApiOperation({ summary: "The schedule's runs, newest fire time first: each fire's task or why none" })
   @ApiOkResponse({ description: 'a page of runs', schema: schemaRef('ScheduleRunPage') })
-  async runs(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: SchedulePageQuery) {
+  async runs(@Tenant() tenantId: string, @Param('id') id: string, @Query() query: PageQuery) {
     const page = await this.store.runs(tenantId, id, query.limit ?? 50, query.cursor);
     return { data: page.data.map(toRunView), ...(page.nextCursor ? { nextCursor: page.nextCursor } : {}) };
   }

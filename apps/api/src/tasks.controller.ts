@@ -12,8 +12,8 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { Transform, Type } from 'class-transformer';
-import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import { Transform } from 'class-transformer';
+import { IsBoolean, IsIn, IsOptional } from 'class-validator';
 import {
   ApiBearerAuth,
   ApiBody,
@@ -51,24 +51,9 @@ import {
 } from '@vigil/tasks';
 import { ApiKeyGuard } from './http/api-key.guard';
 import { schemaRef } from './http/openapi-schemas';
+import { PageQuery } from './http/page-query';
 import { Tenant } from './http/tenant.decorator';
 import { RateLimited } from './limits/rate-limited.decorator';
-
-class PageQuery {
-  @ApiPropertyOptional({ minimum: 1, maximum: 100, description: 'entries per page' })
-  @IsOptional()
-  @Type(() => Number)
-  @IsInt()
-  @Min(1)
-  @Max(100)
-  limit?: number;
-
-  @ApiPropertyOptional({ description: 'the nextCursor of the previous page' })
-  @IsOptional()
-  @IsString()
-  @MaxLength(200)
-  cursor?: string;
-}
 
 class ListTasksQuery extends PageQuery {
   @ApiPropertyOptional({ enum: TASK_STATUSES, description: 'only tasks in this status', example: 'running' })
