@@ -1,3 +1,4 @@
+import type { Server } from 'node:http';
 import type { INestApplication } from '@nestjs/common';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { SwaggerModule } from '@nestjs/swagger';
@@ -22,6 +23,11 @@ export function configureApi(app: INestApplication): void {
   express.use(bodyParserErrors);
   app.useGlobalPipes(new BoundedValidationPipe());
   app.useGlobalFilters(new ErrorFilter());
+  // Idle keep-alive sockets outlive the clients' own idle timeouts (fetch's 4 s, a load balancer's
+  // 60 s): when the server closes first, a request sent on the closing socket fails ECONNRESET.
+  const server = express.getHttpServer() as Server;
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   const document = createOpenApiDocument(app);
   SwaggerModule.setup('docs', app, document);
 }

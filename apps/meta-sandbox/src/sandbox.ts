@@ -47,6 +47,10 @@ export class MetaSandbox {
     if (this.server) throw new Error('MetaSandbox is already listening');
     this.closed = false;
     const server = createServer((req, res) => void this.onRequest(req, res));
+    // As the Graph API's own front ends: idle sockets outlive a client's idle timeout (fetch's 4 s),
+    // so a request never lands on a socket the sandbox is closing.
+    server.keepAliveTimeout = 65_000;
+    server.headersTimeout = 66_000;
     server.on('connection', (socket) => {
       this.sockets.add(socket);
       socket.on('close', () => this.sockets.delete(socket));

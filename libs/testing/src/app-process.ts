@@ -29,6 +29,9 @@ function nodeArgs(): string[] {
 }
 
 /** A built app (dist/) running as its own OS process, as in production. */
+/** How long to wait for an app's line: VIGIL_APP_WAIT_MS, or 60 s. */
+export const APP_WAIT_MS = Number(process.env.VIGIL_APP_WAIT_MS ?? 60_000);
+
 export class AppProcess {
   readonly output: string[] = [];
   /** The HTTP port it was given, when the starter knows it. */
@@ -66,8 +69,11 @@ export class AppProcess {
     return this.output.join('');
   }
 
-  /** `timeoutMs` by default 20 s, or VIGIL_APP_WAIT_MS on a machine too loaded to boot an app that fast. */
-  async waitFor(pattern: RegExp, timeoutMs = Number(process.env.VIGIL_APP_WAIT_MS ?? 20_000)): Promise<void> {
+  /**
+   * `timeoutMs` by default APP_WAIT_MS: a boot costs an app 2–4 s of CPU, which on a shared two-core
+   * machine can stretch past 20 s; waiting longer only delays a failure.
+   */
+  async waitFor(pattern: RegExp, timeoutMs = APP_WAIT_MS): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.text())) {
       if (this.child.exitCode !== null) throw new Error(`${this.name} exited early:\n${this.text()}`);

@@ -7,6 +7,7 @@ export * from './http-client';
 export * from './app-process';
 export * from './vigil-stack';
 export * from './free-port';
+export * from './http-server';
 export * from './webhook-receiver';
 export * from './otlp-receiver';
 export * from './memory-tracing';

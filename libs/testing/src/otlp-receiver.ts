@@ -1,4 +1,5 @@
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { httpServer } from './http-server';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import * as protobuf from 'protobufjs';
@@ -143,7 +144,7 @@ export class OtlpReceiver {
   constructor(private readonly options: { keepSpans?: boolean } = {}) {}
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => {
+    this.server = httpServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { TaskRecord, TaskRepository } from '@vigil/tasks';
-import { AppName, AppProcess } from './app-process';
+import { APP_WAIT_MS, AppName, AppProcess } from './app-process';
 import { HttpClient } from './http-client';
 import { RedisTestContext } from './redis-test-context';
 
@@ -15,7 +15,7 @@ export class VigilStack {
   readonly env: Record<string, string>;
   api?: HttpClient;
   /** How long `start` waits for an app's ready line (a loaded machine boots slowly). */
-  readyTimeoutMs = 20_000;
+  readyTimeoutMs = APP_WAIT_MS;
 
   constructor(
     readonly ctx: RedisTestContext,

@@ -1,4 +1,5 @@
-import { createServer, IncomingHttpHeaders, Server } from 'node:http';
+import type { IncomingHttpHeaders, Server } from 'node:http';
+import { httpServer } from './http-server';
 import type { AddressInfo } from 'node:net';
 
 export interface ReceivedHook {
@@ -17,7 +18,7 @@ export class WebhookReceiver {
   private server?: Server;
 
   async listen(port = 0): Promise<string> {
-    this.server = createServer((req, res) => {
+    this.server = httpServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
       req.on('end', () => {

@@ -19,7 +19,7 @@ describe('MCP servers that fail', () => {
           quick: {
             command: process.execPath,
             args: [npmServer('server-everything'), 'stdio'],
-            timeoutMs: 600,
+            timeoutMs: 1_500,
           },
           silent: { command: process.execPath, args: [FAKE_SERVER, 'silent-list'], timeoutMs: 500 },
           changing: { command: process.execPath, args: [FAKE_SERVER, 'changing'] },
@@ -60,7 +60,7 @@ describe('MCP servers that fail', () => {
   });
 
   it('ends a call that runs past its deadline with a ToolCallError saying so', async () => {
-    // The 600 ms deadline covers the server's start and tools/list too, which a loaded machine can
+    // The 1.5 s deadline covers the server's start and tools/list too, which a loaded machine can
     // overrun: the listing is retried until it succeeds, then only the call itself is timed.
     const signal = new AbortController().signal;
     let tool: Awaited<ReturnType<typeof gateway.toolsFor>>[number] | undefined;
@@ -70,11 +70,11 @@ describe('MCP servers that fail', () => {
       )[0];
     expect(tool).toBeDefined();
     const started = Date.now();
-    const call = tool!.call({ duration: 5, steps: 25 }, { signal });
+    const call = tool!.call({ duration: 10, steps: 50 }, { signal });
     await expect(call).rejects.toThrow(
-      new ToolCallError('quick.trigger-long-running-operation: no answer within 600 ms'),
+      new ToolCallError('quick.trigger-long-running-operation: no answer within 1500 ms'),
     );
-    expect(Date.now() - started).toBeLessThan(1_500);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 
   it('aborts a call at once when the caller aborts (a stop)', async () => {

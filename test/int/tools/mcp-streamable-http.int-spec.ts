@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { createServer, IncomingHttpHeaders, Server as HttpServer } from 'node:http';
+import type { IncomingHttpHeaders, Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { type CatalogToolGateway, IDEMPOTENCY_META_KEY } from '@vigil/tools';
-import { testGateway } from '@vigil/testing';
+import { httpServer, testGateway } from '@vigil/testing';
 
 /**
  * A real MCP server over streamable HTTP (the SDK's Server and StreamableHTTPServerTransport, in
@@ -60,7 +60,7 @@ describe('MCP over streamable HTTP', () => {
   }
 
   beforeAll(async () => {
-    http = createServer((req, res) => {
+    http = httpServer((req, res) => {
       seen.headers.push(req.headers);
       // Stateless: one server and transport per request, as the SDK's examples do it.
       const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
@@ -140,7 +140,7 @@ describe('MCP over streamable HTTP, a stateful server that restarts', () => {
   /** A session-keeping server: a restart forgets every session, as a redeploy does. */
   function start(port: number): Promise<HttpServer> {
     const sessions = new Map<string, StreamableHTTPServerTransport>();
-    const http = createServer((req, res) => {
+    const http = httpServer((req, res) => {
       const id = req.headers['mcp-session-id'];
       const known = typeof id === 'string' ? sessions.get(id) : undefined;
       if (known) return void known.handleRequest(req, res);

@@ -1,4 +1,5 @@
-import { createServer, IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, Server, ServerResponse } from 'node:http';
+import { httpServer } from '../http-server';
 import type { AddressInfo } from 'node:net';
 
 export type WireBody = Record<string, any>;
@@ -22,7 +23,7 @@ export class LoopbackServer {
   constructor(private readonly handle: (request: LoopbackRequest, res: ServerResponse) => void) {}
 
   async listen(): Promise<string> {
-    this.server = createServer((req, res) => {
+    this.server = httpServer((req, res) => {
       let raw = '';
       req.on('data', (chunk: Buffer) => (raw += chunk.toString()));
       req.on('end', () => {
