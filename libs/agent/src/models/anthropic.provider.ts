@@ -1,6 +1,7 @@
-import Anthropic, { APIConnectionError, APIError } from '@anthropic-ai/sdk';
+import type Anthropic from '@anthropic-ai/sdk';
 import type { VigilConfig } from '@vigil/config';
 import { anthropicTextStream } from './anthropic-stream';
+import { anthropicSdk } from './provider-sdks';
 import type {
   ChatMessage,
   GenerateRequest,
@@ -47,7 +48,7 @@ export function createAnthropicClient(
   options: AnthropicProviderOptions = {},
 ): Anthropic {
   if (!settings.anthropicApiKey) throw new Error('ANTHROPIC_API_KEY is not set');
-  return new Anthropic({
+  return new (anthropicSdk().default)({
     apiKey: settings.anthropicApiKey,
     baseURL: settings.anthropicBaseUrl ?? null,
     defaultHeaders: { 'X-Api-Key': settings.anthropicApiKey, Authorization: null },
@@ -232,6 +233,7 @@ function toProviderError(error: unknown, signal: AbortSignal): Error {
   if (signal.aborted) return abortError(signal, error);
   if (error instanceof ModelProviderError) return error;
   const message = error instanceof Error ? error.message : String(error);
+  const { APIConnectionError, APIError } = anthropicSdk();
   if (error instanceof APIConnectionError) {
     // Network failures and timeouts, after the SDK's own retries.
     return new ModelProviderError('opus', `Anthropic API unreachable: ${message}`, {

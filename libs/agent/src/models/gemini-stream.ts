@@ -1,10 +1,11 @@
-import { GenerateContentResponse } from '@google/genai';
 import type {
+  GenerateContentResponse,
   Candidate,
   GenerateContentResponsePromptFeedback,
   GenerateContentResponseUsageMetadata,
   Part,
 } from '@google/genai';
+import { genAiSdk } from './provider-sdks';
 
 /**
  * A `streamGenerateContent` reply put back together: the chunks' parts in order (a text part
@@ -36,7 +37,7 @@ export class GeminiStreamAssembly {
   }
 
   response(): GenerateContentResponse {
-    return Object.assign(new GenerateContentResponse(), {
+    return Object.assign(new (genAiSdk().GenerateContentResponse)(), {
       ...(this.candidate
         ? { candidates: [{ ...this.candidate, content: { role: 'model', parts: this.parts } }] }
         : {}),

@@ -1,5 +1,5 @@
-import { ApiError, GoogleGenAI } from '@google/genai';
 import type {
+  GoogleGenAI,
   Content,
   FunctionDeclaration,
   GenerateContentParameters,
@@ -8,6 +8,7 @@ import type {
 } from '@google/genai';
 import type { VigilConfig } from '@vigil/config';
 import { GeminiStreamAssembly } from './gemini-stream';
+import { genAiSdk } from './provider-sdks';
 import type {
   ChatMessage,
   GenerateRequest,
@@ -66,7 +67,7 @@ export function createGeminiClient(
 ): GoogleGenAI {
   if (!settings.geminiApiKey) throw new Error('GEMINI_API_KEY is not set');
   const delaySeconds = (options.retryDelayMs ?? 1000) / 1000;
-  return new GoogleGenAI({
+  return new (genAiSdk().GoogleGenAI)({
     vertexai: false,
     apiKey: settings.geminiApiKey,
     apiVersion: 'v1beta',
@@ -238,7 +239,7 @@ function toProviderError(error: unknown, signal: AbortSignal): Error {
   if (signal.aborted) return abortError(signal, error);
   if (error instanceof ModelProviderError) return error;
   const message = error instanceof Error ? error.message : String(error);
-  if (error instanceof ApiError && typeof error.status === 'number') {
+  if (error instanceof genAiSdk().ApiError && typeof error.status === 'number') {
     return new ModelProviderError('gemini', `Gemini API error ${error.status}: ${message}`, {
       retryable: isRetryableStatus(error.status),
       status: error.status,

@@ -1,15 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
+import { mcpSdk } from './mcp-sdk';
 import { traceHeaderFetch } from './trace-header-fetch';
-import {
-  CallToolResult,
-  CallToolResultSchema,
-  McpError,
-  Tool,
-  ToolListChangedNotificationSchema,
-} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerEntry } from '@vigil/config';
 import { CallDeadline } from '../common/call-deadline';
 import { Env, fillRecord, fillVariables } from '../common/catalog-variables';
@@ -123,7 +116,7 @@ export class McpServerConnection {
       sent = true;
       const result = await client.callTool(
         { name: tool, arguments: args, ...(options.meta ? { _meta: options.meta } : {}) },
-        CallToolResultSchema,
+        mcpSdk().CallToolResultSchema,
         {
           signal: deadline.signal,
           timeout: deadline.timeoutMs,
@@ -154,7 +147,7 @@ export class McpServerConnection {
   /** The child's pid while a stdio server runs (tests kill it to prove the restart). */
   get pid(): number | null {
     const transport = this.client?.transport;
-    return transport instanceof StdioClientTransport ? transport.pid : null;
+    return transport instanceof mcpSdk().StdioClientTransport ? transport.pid : null;
   }
 
   private async fetchTools(deadline: CallDeadline): Promise<Tool[]> {
@@ -186,6 +179,7 @@ export class McpServerConnection {
   private async connect(): Promise<Client> {
     const wait = this.backoffMs();
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const { Client, ToolListChangedNotificationSchema } = mcpSdk();
     const client = new Client({ name: 'vigil', version: '0.1.0' }, { capabilities: {} });
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       if (this.client === client) this.tools = undefined;
@@ -215,6 +209,7 @@ export class McpServerConnection {
 
   private transport(): Transport {
     const where = `mcpServers.${this.name}`;
+    const { StdioClientTransport, StreamableHTTPClientTransport } = mcpSdk();
     if (this.entry.transport === 'http') {
       return new StreamableHTTPClientTransport(
         new URL(fillVariables(this.entry.url, this.env, `${where}.url`)),
@@ -243,7 +238,8 @@ export class McpServerConnection {
    * afresh. A JSON-RPC error answer (McpError), a deadline or an abort keeps it.
    */
   private dropHttpClientAfter(error: unknown, deadline: CallDeadline): void {
-    if (this.entry.transport !== 'http' || error instanceof McpError || deadline.signal.aborted) return;
+    if (this.entry.transport !== 'http' || error instanceof mcpSdk().McpError || deadline.signal.aborted)
+      return;
     const client = this.client;
     if (!client) return;
     this.client = undefined;
