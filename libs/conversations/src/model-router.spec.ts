@@ -32,6 +32,33 @@ const settings = {
   routerModel: undefined as string | undefined,
 };
 
+/** A Messages API reply whose one block is a route_message tool call with this input. */
+function routeMessageReply(
+  id: number,
+  input: Record<string, unknown>,
+  usage = { input_tokens: 1, output_tokens: 1 },
+) {
+  return {
+    id: `msg_${id}`,
+    type: 'message',
+    role: 'assistant',
+    model: 'claude-haiku-4-5',
+    content: [{ type: 'tool_use', id: `toolu_${id}`, name: 'route_message', input }],
+    stop_reason: 'tool_use',
+    usage,
+  };
+}
+
+/** The router on claude-haiku-4-5 with a test key, sending to `url`. */
+function claudeRouter(url: string) {
+  return createMessageRouter({
+    ...settings,
+    routerModel: 'claude-haiku-4-5',
+    anthropicApiKey: 'sk-ant-test',
+    anthropicBaseUrl: url,
+  });
+}
+
 describe('the router model, through the real SDKs against loopback fakes of their wire formats', () => {
   const servers: Array<{ close(): unknown }> = [];
   afterEach(() => servers.splice(0).forEach((server) => server.close()));
@@ -40,36 +67,15 @@ describe('the router model, through the real SDKs against loopback fakes of thei
   it('asks Claude for a forced route_message tool call and takes its input as the decision', async () => {
     const fake = await loopback((path) =>
       path === '/v1/messages'
-        ? {
-            id: 'msg_1',
-            type: 'message',
-            role: 'assistant',
-            model: 'claude-haiku-4-5',
-            content: [
-              {
-                type: 'tool_use',
-                id: 'toolu_1',
-                name: 'route_message',
-                input: {
-                  route: 'simple',
-                  intent: 'answer',
-                  alongside: false,
-                  reply: 'Vigil runs long jobs.',
-                },
-              },
-            ],
-            stop_reason: 'tool_use',
-            usage: { input_tokens: 120, output_tokens: 30 },
-          }
+        ? routeMessageReply(
+            1,
+            { route: 'simple', intent: 'answer', alongside: false, reply: 'Vigil runs long jobs.' },
+            { input_tokens: 120, output_tokens: 30 },
+          )
         : undefined,
     );
     servers.push(fake.server);
-    const router = createMessageRouter({
-      ...settings,
-      routerModel: 'claude-haiku-4-5',
-      anthropicApiKey: 'sk-ant-test',
-      anthropicBaseUrl: fake.url,
-    });
+    const router = claudeRouter(fake.url);
 
     const routed = await router.route('What can you do?', signal());
 
@@ -126,30 +132,10 @@ describe('the router model, through the real SDKs against loopback fakes of thei
 
   it('falls back to the documented rules when the model fails or answers off the schema', async () => {
     const failing = await loopback(() => undefined);
-    const offSchema = await loopback(() => ({
-      id: 'msg_2',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-haiku-4-5',
-      content: [
-        {
-          type: 'tool_use',
-          id: 'toolu_2',
-          name: 'route_message',
-          input: { route: 'everything', intent: 'x' },
-        },
-      ],
-      stop_reason: 'tool_use',
-      usage: { input_tokens: 1, output_tokens: 1 },
-    }));
+    const offSchema = await loopback(() => routeMessageReply(2, { route: 'everything', intent: 'x' }));
     servers.push(failing.server, offSchema.server);
     for (const url of [failing.url, offSchema.url]) {
-      const router = createMessageRouter({
-        ...settings,
-        routerModel: 'claude-haiku-4-5',
-        anthropicApiKey: 'sk-ant-test',
-        anthropicBaseUrl: url,
-      });
+      const router = claudeRouter(url);
       await expect(router.route('stop the mission', signal())).resolves.toMatchObject({
         route: 'tools',
         intent: 'stop',
@@ -162,12 +148,7 @@ describe('the router model, through the real SDKs against loopback fakes of thei
     const silent = createServer(() => undefined);
     await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
     servers.push(silent);
-    const router = createMessageRouter({
-      ...settings,
-      routerModel: 'claude-haiku-4-5',
-      anthropicApiKey: 'sk-ant-test',
-      anthropicBaseUrl: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`,
-    });
+    const router = claudeRouter(`http://127.0.0.1:${(silent.address() as AddressInfo).port}`);
     await expect(router.route('pause it', AbortSignal.timeout(300))).resolves.toMatchObject({
       route: 'tools',
       intent: 'pause',
@@ -177,58 +158,27 @@ describe('the router model, through the real SDKs against loopback fakes of thei
   });
 
   it('never lets a model invent a task id the message does not name', async () => {
-    const fake = await loopback(() => ({
-      id: 'msg_3',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-haiku-4-5',
-      content: [
-        {
-          type: 'tool_use',
-          id: 'toolu_3',
-          name: 'route_message',
-          input: { route: 'tools', intent: 'status', alongside: false, taskId: 'tsk_invented123' },
-        },
-      ],
-      stop_reason: 'tool_use',
-      usage: { input_tokens: 1, output_tokens: 1 },
-    }));
+    const fake = await loopback(() =>
+      routeMessageReply(3, { route: 'tools', intent: 'status', alongside: false, taskId: 'tsk_invented123' }),
+    );
     servers.push(fake.server);
-    const router = createMessageRouter({
-      ...settings,
-      routerModel: 'claude-haiku-4-5',
-      anthropicApiKey: 'sk-ant-test',
-      anthropicBaseUrl: fake.url,
-    });
+    const router = claudeRouter(fake.url);
     const routed = await router.route('how is it going?', signal());
     expect(routed.taskId).toBeUndefined();
     expect(routed.intent).toBe('status');
   });
 
   it('tells the model that "my task(s)" questions are tools, and keeps them there when it says simple', async () => {
-    const fake = await loopback(() => ({
-      id: 'msg_4',
-      type: 'message',
-      role: 'assistant',
-      model: 'claude-haiku-4-5',
-      content: [
-        {
-          type: 'tool_use',
-          id: 'toolu_4',
-          name: 'route_message',
-          input: { route: 'simple', intent: 'answer', alongside: false, reply: 'It is probably done.' },
-        },
-      ],
-      stop_reason: 'tool_use',
-      usage: { input_tokens: 1, output_tokens: 1 },
-    }));
+    const fake = await loopback(() =>
+      routeMessageReply(4, {
+        route: 'simple',
+        intent: 'answer',
+        alongside: false,
+        reply: 'It is probably done.',
+      }),
+    );
     servers.push(fake.server);
-    const router = createMessageRouter({
-      ...settings,
-      routerModel: 'claude-haiku-4-5',
-      anthropicApiKey: 'sk-ant-test',
-      anthropicBaseUrl: fake.url,
-    });
+    const router = claudeRouter(fake.url);
     const routed = await router.route('¿ya terminó mi tarea?', signal());
     expect(routed).toMatchObject({ route: 'tools', intent: 'status', about: 'my_task', decidedBy: 'model' });
     expect(routed.reply).toBeUndefined();

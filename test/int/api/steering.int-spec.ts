@@ -1,12 +1,6 @@
 import { TaskContextStore } from '@vigil/tasks';
-import {
-  catalogFile,
-  HttpClient,
-  ONE_TICKET_LISTED,
-  RedisTestContext,
-  unservedTicketTool,
-} from '@vigil/testing';
-import { InProcessApi } from '../../support/in-process-api';
+import { type HttpClient, ONE_TICKET_LISTED } from '@vigil/testing';
+import { ticketTenantsApi } from '../../support/ticket-tenants-api';
 
 /**
  * `POST /v1/tasks/:id/steer` through the real API module (docs/api.md, "Steering"): recorded once
@@ -15,36 +9,15 @@ import { InProcessApi } from '../../support/in-process-api';
  * correction of its running mission steers it. No Worker runs.
  */
 describe('steering a task', () => {
-  const catalogPath = catalogFile({
-    mcpServers: {},
-    httpTools: { create_ticket: unservedTicketTool(true), list_tickets: unservedTicketTool(false) },
-    tenants: {
-      acme: {
-        allow: ['create_ticket', 'list_tickets'],
-        conversationDefaults: {
-          tools: ['create_ticket', 'list_tickets'],
-          exitCriteria: [ONE_TICKET_LISTED],
-          agent: { scripted: { plan: [{ tool: 'finish_task', args: { summary: 'done' } }] } },
-        },
-      },
-    },
+  const setup = ticketTenantsApi('steering', {
+    tools: ['create_ticket', 'list_tickets'],
+    exitCriteria: [ONE_TICKET_LISTED],
+    agent: { scripted: { plan: [{ tool: 'finish_task', args: { summary: 'done' } }] } },
   });
-  const ctx = new RedisTestContext('steering', {
-    API_KEYS: 'acme:acme-key-123,globex:globex-key-456',
-    VIGIL_TOOLS: catalogPath,
-    TOOLS_ALLOW_PRIVATE: 'true',
-    ROUTER_MODEL: '',
-  });
-  let api: InProcessApi;
+  const { ctx } = setup;
   let acme: HttpClient;
   let globex: HttpClient;
-
-  beforeAll(async () => {
-    api = await InProcessApi.start(ctx);
-    acme = api.client('acme-key-123');
-    globex = acme.withKey('globex-key-456');
-  });
-  afterAll(() => ctx.close());
+  beforeAll(() => ({ acme, globex } = setup));
 
   const newTask = async () =>
     (await acme.post('/v1/tasks', { kind: 'noop', input: { steps: 3 } })).body.id as string;

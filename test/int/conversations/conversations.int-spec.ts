@@ -1,11 +1,5 @@
-import {
-  catalogFile,
-  HttpClient,
-  ONE_TICKET_LISTED,
-  RedisTestContext,
-  unservedTicketTool,
-} from '@vigil/testing';
-import { InProcessApi } from '../../support/in-process-api';
+import { type HttpClient, ONE_TICKET_LISTED } from '@vigil/testing';
+import { ticketTenantsApi } from '../../support/ticket-tenants-api';
 
 /**
  * Conversations over HTTP, routed by the documented rules (no model key): free text starts a
@@ -18,40 +12,15 @@ describe('POST /v1/conversations/:id/messages', () => {
     { tool: 'create_ticket', args: { title: 'from a conversation' } },
     { tool: 'finish_task', args: { summary: 'filed' } },
   ];
-  const catalogPath = catalogFile({
-    mcpServers: {},
-    httpTools: { create_ticket: unservedTicketTool(true), list_tickets: unservedTicketTool(false) },
-    tenants: {
-      acme: {
-        allow: ['create_ticket', 'list_tickets'],
-        conversationDefaults: {
-          tools: ['create_ticket', 'list_tickets'],
-          exitCriteria: [ONE_TICKET_LISTED],
-          budgetUsd: 1,
-          agent: { scripted: { plan } },
-        },
-      },
-      globex: { allow: [] },
-    },
+  const setup = ticketTenantsApi('conversations', {
+    tools: ['create_ticket', 'list_tickets'],
+    exitCriteria: [ONE_TICKET_LISTED],
+    budgetUsd: 1,
+    agent: { scripted: { plan } },
   });
-  const ctx = new RedisTestContext('conversations', {
-    API_KEYS: 'acme:acme-key-123,globex:globex-key-123',
-    VIGIL_TOOLS: catalogPath,
-    TOOLS_ALLOW_PRIVATE: 'true',
-    ANTHROPIC_API_KEY: '',
-    GEMINI_API_KEY: '',
-    ROUTER_MODEL: '',
-  });
-  let api: InProcessApi;
   let acme: HttpClient;
   let globex: HttpClient;
-
-  beforeAll(async () => {
-    api = await InProcessApi.start(ctx);
-    acme = api.client('acme-key-123');
-    globex = api.client('globex-key-123');
-  });
-  afterAll(() => ctx.close());
+  beforeAll(() => ({ acme, globex } = setup));
 
   const say = (conversation: string, text: string, extra: Record<string, unknown> = {}, as = acme) =>
     as.post(`/v1/conversations/${conversation}/messages`, { text, ...extra });
