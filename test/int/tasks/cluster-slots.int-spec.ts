@@ -131,6 +131,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     await spend.reserveShared(0.01, { tenantId: 'acme', day: '2026-12-02' });
     const slots = new TenantSlots(ctx.redis, ctx.keys);
     const rules = { maxRunning: 2, weight: 1, fairShare: true };
+    await slots.enqueue('acme', { taskId: 'slot-task-2', jobId: 'slot-task-2-a1-s1' }, rules);
     await slots.claim('acme', { taskId: 'slot-task-1', jobId: 'slot-task-1-a1-s1' }, rules, {
       leaseMs: 1000,
       staleMs: 1000,

@@ -64,7 +64,11 @@ local function wait(reason, wake)
   return {CODE_NOT_ALLOWED, redis.call('ZCARD', KEYS[2]), firstWait, reason, wake}
 end
 
-if redis.call('ZSCORE', KEYS[2], id) then return grant() end
+-- The holder's next slice: its lease renewed, nothing else read or written.
+if redis.call('ZSCORE', KEYS[2], id) then
+  redis.call('ZADD', KEYS[2], now + lease, id)
+  return {CODE_APPLIED, redis.call('ZCARD', KEYS[2]), 0, '', {}}
+end
 local held = redis.call('ZCARD', KEYS[2])
 if max > 0 then
   local free = max - held
