@@ -69,6 +69,25 @@ export class ScheduleQueue {
       next === undefined ? undefined : await this.queue.getJob(`repeat:${schedule.id}:${next}`);
     if (leftover && (await leftover.isDelayed())) await leftover.remove();
     await this.upsert(schedule);
+    await this.catchUpMissing(schedule, now);
+  }
+
+  /**
+   * Fire times that passed while the scheduler was missing had no job: the first of them gets one,
+   * due now, named as the scheduler would have named it, and the fire's catch-up (docs/schedules.md,
+   * "Catching up") runs the newest within catchUpMs and records the others as missed. Counted from
+   * the last fire, or from the last change of state (a resume does not catch up a pause). The job
+   * id is the fire time's: a second Watcher adding it adds nothing.
+   */
+  private async catchUpMissing(schedule: Schedule, now: number): Promise<void> {
+    const since = Math.max(schedule.lastFireTime ?? 0, schedule.updatedAt, schedule.createdAt);
+    const missed = nextFireTime(schedule.cron, schedule.timezone, since);
+    if (missed === undefined || missed > now) return;
+    const data: FireJob = { tenantId: schedule.tenantId, scheduleId: schedule.id };
+    await this.queue.add(FIRE_JOB_NAME, data, {
+      ...FIRE_JOB_OPTIONS,
+      jobId: `repeat:${schedule.id}:${missed}`,
+    });
   }
 
   async remove(scheduleId: string): Promise<void> {

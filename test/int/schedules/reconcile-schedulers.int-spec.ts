@@ -55,6 +55,30 @@ describe('ReconcileSchedulersUseCase', () => {
     expect(await reconciler.reconcile()).toEqual({ recreated: [], removed: [] });
   });
 
+  it('gives the first fire time missed while the scheduler was gone a job due now, for the fire’s catch-up', async () => {
+    const now = Date.now();
+    const created = await store.create(
+      'sch_minutely',
+      'acme',
+      spec('* * * * *', 'UTC'),
+      10,
+      now - 5 * 60_000,
+    );
+    await queue.upsert(created);
+    await deleteSchedulerKeys('sch_minutely');
+
+    expect(await reconciler.reconcile()).toEqual({ recreated: ['sch_minutely'], removed: [] });
+    // The first minute after the schedule's creation: the Watcher's fire plans the catch-up from it.
+    const firstMissed = (Math.floor((now - 5 * 60_000) / 60_000) + 1) * 60_000;
+    const job = await bull.getJob(`repeat:sch_minutely:${firstMissed}`);
+    expect(job?.data).toEqual({ tenantId: 'acme', scheduleId: 'sch_minutely' });
+    expect(await job?.getState()).toBe('waiting');
+    expect(await bull.getJobScheduler('sch_minutely')).toMatchObject({ pattern: '* * * * *', tz: 'UTC' });
+    await queue.remove('sch_minutely');
+    await store.delete('acme', 'sch_minutely');
+    await job?.remove();
+  });
+
   it('removes a job scheduler whose schedule is gone, and one of a paused schedule; never creates one for a paused schedule', async () => {
     await queue.upsert({ ...spec('0 3 * * *', 'UTC'), id: 'sch_orphan', tenantId: 'acme' } as never);
     await activeSchedule('sch_paused_left', '0 4 * * *', 'UTC');
