@@ -1,5 +1,25 @@
-import { RedisTestContext, newNoopTask, FakeToolGateway, SliceRunnerHarness } from '@vigil/testing';
-import { TenantSlots } from '@vigil/tasks';
+import {
+  RedisTestContext,
+  newNoopTask,
+  FakeToolGateway,
+  SliceRunnerHarness,
+  TEST_CLAIM,
+} from '@vigil/testing';
+import { TenantSlots, type StructuredFailure } from '@vigil/tasks';
+
+const LEASE = { owner: 'watcher-1', expiresAt: Date.now() + 60_000 };
+const FAILURE: StructuredFailure = {
+  reason: 'limit',
+  detail: 'TASK_MAX_DURATION_MS reached',
+  completedUnits: 1,
+  totalUnits: 5,
+  verified: { checks: [], unavailable: [] },
+  externalChanges: { counts: {}, keys: [] },
+  unresolvedWrites: [],
+  duplicatesCreated: 0,
+  retryHistory: [],
+  nextSteps: [],
+};
 
 /**
  * A running place goes back the moment a task's slices end without a next one, whichever way they
@@ -49,6 +69,31 @@ describe('a tenant’s running place given back on every way out', () => {
     await holderAndWaiter('stopped-holder', 'after-stop');
     await harness.lifecycle.stop({ id: 'stopped-holder', tenantId: 'one' });
     await placeFreedFor('after-stop');
+  });
+
+  it('when the Watcher fails it between its slices for its clock (a terminal move of the Watcher)', async () => {
+    await holderAndWaiter('clock-out', 'after-clock');
+    await harness.lifecycle.failForLimit(
+      { id: 'clock-out', tenantId: 'one', attempt: 1 },
+      { lease: LEASE, clock: 'active_time', failure: FAILURE },
+    );
+    expect(await harness.tasks.get('clock-out')).toMatchObject({ status: 'failed' });
+    await placeFreedFor('after-clock');
+  });
+
+  it('when the Watcher recovers it from a Worker that died mid-slice', async () => {
+    await create('crashed-holder');
+    await create('after-crash');
+    expect(await slice('crashed-holder', 1)).toBe('next_slice');
+    expect(await slice('after-crash', 1)).toBe('parked');
+    // Its next slice was claimed (running, holding the place), then its Worker died.
+    const task = (await harness.tasks.get('crashed-holder'))!;
+    await harness.lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    await harness.lifecycle.recover(
+      { id: task.id, tenantId: 'one', attempt: 1, model: task.model },
+      { lease: LEASE, reason: 'crashed', detail: 'the Worker process is gone' },
+    );
+    await placeFreedFor('after-crash');
   });
 
   it('when its next slice’s claim fails the attempt at TASK_MAX_SLICES', async () => {
