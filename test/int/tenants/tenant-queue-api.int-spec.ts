@@ -16,14 +16,13 @@ describe('running places through the API app', () => {
     const api = (await InProcessApi.start(ctx)).client('acme-key-123');
     const created = await api.post('/v1/tasks', { kind: 'noop', input: { steps: 1 } });
     expect(created.status).toBe(201);
+    const id = created.body.id as string;
     const keys = ctx.keys.tenantSlots('acme');
-    expect(await ctx.redis.zrange(keys.waiting, 0, -1)).toEqual([created.body.id]);
-    expect(await ctx.redis.hget(keys.asks, created.body.id)).toMatch(
-      new RegExp(` ${created.body.id}-a1-s1$`),
-    );
+    expect(await ctx.redis.zrange(keys.waiting, '0', '-1')).toEqual([id]);
+    expect(await ctx.redis.hget(keys.asks, id)).toMatch(new RegExp(` ${id}-a1-s1$`));
     expect(await ctx.redis.hget(keys.tenants, 'acme')).toMatch(/^0 1 \d+$/);
 
-    expect((await api.post(`/v1/tasks/${created.body.id}/pause`, {})).status).toBe(200);
+    expect((await api.post(`/v1/tasks/${id}/pause`, {})).status).toBe(200);
     expect(await slots.waiting('acme')).toBe(0);
   });
 });
