@@ -9,6 +9,7 @@ import { ToolsModule } from '@vigil/tools';
 import { ControlModule } from '@vigil/control';
 import { SchedulesModule } from '@vigil/schedules';
 import { scheduleFireProcessorFor } from './schedule-fire.processor';
+import { ScheduleReconcileScheduler } from './schedule-reconcile.scheduler';
 
 @Module({})
 export class WatcherModule {
@@ -25,6 +26,7 @@ export class WatcherModule {
       ],
       providers: [
         SweepScheduler,
+        ScheduleReconcileScheduler,
         scheduleFireProcessorFor(keys.scheduleQueueName()),
         ...keys.allShards().map((shard) => wakeProcessorFor(keys.wakeQueueName(shard))),
       ],

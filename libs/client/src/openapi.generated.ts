@@ -540,7 +540,7 @@ export interface components {
         | 'failed'
         | 'cancelled';
       /**
-       * @description why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken)
+       * @description why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken; tenant_fair_share: its tenant holds its fair share while another tenant waits)
        * @enum {string|null}
        */
       statusReason?:
@@ -554,6 +554,7 @@ export interface components {
         | 'kind_version_unavailable'
         | 'tenant_daily_budget'
         | 'tenant_max_running'
+        | 'tenant_fair_share'
         | null;
       /** @description incremented by every recovery (the fencing token) */
       attempt?: number;

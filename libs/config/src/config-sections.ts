@@ -36,6 +36,7 @@ export const SECTION_FIELDS = {
     'maxSseStreamsPerKey',
     'maxParallelChildren',
     'tenantSlotRetryMs',
+    'tenantFairShare',
     'visionMaxImages',
   ],
   models: [

@@ -118,6 +118,8 @@ export interface VigilConfig {
    * at the latest: a place given back wakes the first parked job at once (docs/operations.md, "Tenant limits").
    */
   tenantSlotRetryMs: number;
+  /** TENANT_FAIR_SHARE: tenants share the running places by weight while another waits (docs/operations.md, "Tenant limits"). */
+  tenantFairShare: boolean;
   /** Images one model prompt carries at most, the newest; older ones become a one-line reference. */
   visionMaxImages: number;
   /** The cheap model that routes conversation messages (a model id of either provider). */
@@ -339,6 +341,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     kindModules: readList(env, 'VIGIL_KINDS', []),
     maxParallelChildren: readInt(env, 'MAX_PARALLEL_CHILDREN', 3, 1, 1000),
     tenantSlotRetryMs: readInt(env, 'TENANT_SLOT_RETRY_MS', 10_000, 10, 3_600_000),
+    tenantFairShare: readBool(env, 'TENANT_FAIR_SHARE', true),
     visionMaxImages: readInt(env, 'VISION_MAX_IMAGES', 3, 0, 20),
     routerModel: readOptional(env, 'ROUTER_MODEL'),
     publicBaseUrl: (

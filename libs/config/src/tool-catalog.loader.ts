@@ -105,28 +105,32 @@ function readTenant(
   return tenant;
 }
 
-const TENANT_LIMIT_FIELDS = ['dailyBudgetUsd', 'maxRunning'] as const;
+const TENANT_LIMIT_FIELDS = ['dailyBudgetUsd', 'maxRunning', 'weight'] as const;
 
-/** `dailyBudgetUsd` (positive USD) and `maxRunning` (a whole number from 1), each optional. */
+function isWholeIn(value: unknown, min: number, max: number): boolean {
+  return typeof value === 'number' && Number.isInteger(value) && value >= min && value <= max;
+}
+
+/**
+ * `dailyBudgetUsd` (positive USD), `maxRunning` (a whole number from 1) and `weight` (the fair
+ * share, a whole number from 1 to 1000), each optional.
+ */
 function readTenantLimits(
   reader: CatalogReader,
   entry: string,
   json: Record<string, unknown>,
-): Pick<TenantToolsEntry, 'dailyBudgetUsd' | 'maxRunning'> {
-  const { dailyBudgetUsd, maxRunning } = json;
+): Pick<TenantToolsEntry, 'dailyBudgetUsd' | 'maxRunning' | 'weight'> {
+  const { dailyBudgetUsd, maxRunning, weight } = json;
   if (dailyBudgetUsd !== undefined && (typeof dailyBudgetUsd !== 'number' || !(dailyBudgetUsd > 0)))
     reader.fail(`${entry}.dailyBudgetUsd`, 'must be a positive number of USD');
-  if (
-    maxRunning !== undefined &&
-    (typeof maxRunning !== 'number' ||
-      !Number.isInteger(maxRunning) ||
-      maxRunning < 1 ||
-      maxRunning > 100_000)
-  )
+  if (maxRunning !== undefined && !isWholeIn(maxRunning, 1, 100_000))
     reader.fail(`${entry}.maxRunning`, 'must be a whole number from 1 to 100000');
+  if (weight !== undefined && !isWholeIn(weight, 1, 1000))
+    reader.fail(`${entry}.weight`, 'must be a whole number from 1 to 1000');
   return {
     ...(dailyBudgetUsd !== undefined ? { dailyBudgetUsd } : {}),
-    ...(maxRunning !== undefined ? { maxRunning } : {}),
+    ...(maxRunning !== undefined ? { maxRunning: maxRunning as number } : {}),
+    ...(weight !== undefined ? { weight: weight as number } : {}),
   };
 }
 

@@ -330,6 +330,16 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
       'tenants.acme.maxRunning: must be a whole number from 1 to 100000',
     ],
     [
+      'a weight of zero',
+      (c) => (c.tenants.acme.weight = 0),
+      'tenants.acme.weight: must be a whole number from 1 to 1000',
+    ],
+    [
+      'a fractional weight',
+      (c) => (c.tenants.beta = { weight: 2.5 }),
+      'tenants.beta.weight: must be a whole number from 1 to 1000',
+    ],
+    [
       'an allow entry not in the catalog',
       (c) => c.tenants.acme.allow.push('crm2'),
       'tenants.acme.allow: "crm2" is not in the catalog',
@@ -384,10 +394,10 @@ describe('tool catalog (VIGIL_TOOLS)', () => {
 
   it('reads a tenant’s daily budget and running places, and a tenant named only for them allows no tool', () => {
     const catalog = valid();
-    catalog.tenants.beta = { dailyBudgetUsd: 2.5, maxRunning: 2 };
+    catalog.tenants.beta = { dailyBudgetUsd: 2.5, maxRunning: 2, weight: 3 };
     const parsed = parse(catalog);
-    expect(parsed.tenants.beta).toEqual({ allow: [], dailyBudgetUsd: 2.5, maxRunning: 2 });
-    expect(tenantLimitsOf(parsed, 'beta')).toEqual({ dailyBudgetUsd: 2.5, maxRunning: 2 });
+    expect(parsed.tenants.beta).toEqual({ allow: [], dailyBudgetUsd: 2.5, maxRunning: 2, weight: 3 });
+    expect(tenantLimitsOf(parsed, 'beta')).toEqual({ dailyBudgetUsd: 2.5, maxRunning: 2, weight: 3 });
     expect(tenantLimitsOf(parsed, 'acme')).toEqual({});
     expect(tenantLimitsOf(parsed, 'toString')).toEqual({});
     expect(tenantLimitsOf(undefined, 'beta')).toEqual({});

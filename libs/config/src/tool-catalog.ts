@@ -81,6 +81,12 @@ export interface TenantToolsEntry {
   dailyBudgetUsd?: number;
   /** At most this many of the tenant's tasks hold a slice at once, across every Worker. */
   maxRunning?: number;
+  /**
+   * The tenant's share of the running places while other tenants wait for one (default 1): a
+   * tenant of weight 2 holds up to twice the places of a tenant of weight 1 (docs/operations.md,
+   * "Tenant limits"). A whole number from 1 to 1000.
+   */
+  weight?: number;
 }
 
 export interface TenantRetention {
@@ -104,10 +110,11 @@ export interface ToolCatalog {
 export function tenantLimitsOf(
   catalog: ToolCatalog | undefined,
   tenantId: string,
-): Pick<TenantToolsEntry, 'dailyBudgetUsd' | 'maxRunning'> {
+): Pick<TenantToolsEntry, 'dailyBudgetUsd' | 'maxRunning' | 'weight'> {
   const tenant = catalog && Object.hasOwn(catalog.tenants, tenantId) ? catalog.tenants[tenantId] : undefined;
   return {
     ...(tenant?.dailyBudgetUsd !== undefined ? { dailyBudgetUsd: tenant.dailyBudgetUsd } : {}),
     ...(tenant?.maxRunning !== undefined ? { maxRunning: tenant.maxRunning } : {}),
+    ...(tenant?.weight !== undefined ? { weight: tenant.weight } : {}),
   };
 }

@@ -17,6 +17,7 @@ import { GetArtifactUseCase } from './get-artifact.use-case';
 import { TaskLogs } from './task-logs';
 import { CreateRateWindow } from './create-rate-window';
 import { SteerTaskUseCase } from './steer-task.use-case';
+import { TenantSlotQueue } from './tenant-slot-queue';
 
 const USE_CASES = [
   CreateTaskUseCase,
@@ -43,7 +44,7 @@ export class ControlModule {
     return {
       module: ControlModule,
       imports: [TasksModule, KindsModule, queues, lifecycle],
-      providers: [creationSettingsProvider, ...USE_CASES],
+      providers: [creationSettingsProvider, TenantSlotQueue, ...USE_CASES],
       exports: [...USE_CASES, TasksModule, queues, lifecycle],
     };
   }

@@ -23,6 +23,7 @@ import type { CreateTaskDto } from './create-task.dto';
 import { CREATION_SETTINGS, type CreationSettings } from './creation-settings';
 import { assertWebhookTarget } from '@vigil/notify';
 import { ActiveTaskLimitError } from './active-task-limit';
+import { TenantSlotQueue } from './tenant-slot-queue';
 
 export interface CreateTaskResult {
   task: TaskRecord;
@@ -61,6 +62,7 @@ export class CreateTaskUseCase {
     private readonly lifecycle: TaskLifecycle,
     private readonly archived: ArchivedTasks,
     @Optional() @Inject(TRACING) private readonly tracing: Tracing = NOOP_TRACING,
+    @Optional() private readonly tenantQueue?: TenantSlotQueue,
   ) {}
 
   async execute(
@@ -174,6 +176,11 @@ export class CreateTaskUseCase {
       if (!registration.created || placement !== 'running') return { task, created, placement };
     }
     if (created || parent) {
+      // In its tenant's queue before its job can be picked up (docs/operations.md, "Tenant limits");
+      // without it the task still runs, and joins the queue at its first claim.
+      await this.tenantQueue?.join(task).catch((error: unknown) => {
+        this.logger.warn(`task ${task.id}: not queued for a running place at creation: ${String(error)}`);
+      });
       try {
         await this.slices.publish({ taskId: task.id, attempt: 1, slice: 1, reason: 'created' });
       } catch (error) {

@@ -18,3 +18,4 @@ export * from './list-artifacts.use-case';
 export * from './get-artifact.use-case';
 export * from './create-rate-window';
 export * from './steer-task.use-case';
+export * from './tenant-slot-queue';

@@ -210,12 +210,26 @@ export class RedisKeys {
   }
 
   /**
-   * A tenant's running places and its queue for them (claim-tenant-slot.lua), under the tenant's
-   * own hash tag: they span every shard's tasks, and no other script touches them.
+   * Every tenant's running places and queues for them (claim-tenant-slot.lua), all under one hash
+   * tag: the fair share compares the tenants' held places in one script (docs/operations.md,
+   * "Tenant limits"). `base` is what the scripts prefix a tenant id with to reach another tenant's
+   * keys; `tenants` holds each active tenant's limits and last ask.
    */
-  tenantSlots(tenantId: string): { running: string; waiting: string; asks: string } {
-    const base = `${this.prefix}:{tenant:${tenantId}}:slots`;
-    return { running: `${base}:running`, waiting: `${base}:waiting`, asks: `${base}:asks` };
+  tenantSlots(tenantId: string): {
+    tenants: string;
+    base: string;
+    running: string;
+    waiting: string;
+    asks: string;
+  } {
+    const base = `${this.prefix}:{tenant-slots}:`;
+    return {
+      tenants: `${base}tenants`,
+      base,
+      running: `${base}${tenantId}:running`,
+      waiting: `${base}${tenantId}:waiting`,
+      asks: `${base}${tenantId}:asks`,
+    };
   }
 
   /** The last spell of a full Redis the Watchers saw, JSON `{since, until}` (docs/operations.md, "A full Redis"). */

@@ -8,5 +8,6 @@ export * from './create-schedule.dto';
 export * from './create-schedule.use-case';
 export * from './change-schedule.use-case';
 export * from './fire-schedule.use-case';
+export * from './reconcile-schedulers.use-case';
 export * from './schedule-view';
 export * from './schedules.module';

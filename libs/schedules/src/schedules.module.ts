@@ -6,6 +6,7 @@ import { RedisKeys } from '@vigil/redis';
 import { ChangeScheduleUseCase } from './change-schedule.use-case';
 import { CreateScheduleUseCase } from './create-schedule.use-case';
 import { FireScheduleUseCase } from './fire-schedule.use-case';
+import { ReconcileSchedulersUseCase } from './reconcile-schedulers.use-case';
 import { SCHEDULE_QUEUE, ScheduleQueue } from './schedule-queue';
 import { ScheduleStore } from './schedule.store';
 
@@ -15,6 +16,7 @@ const EXPORTED = [
   CreateScheduleUseCase,
   ChangeScheduleUseCase,
   FireScheduleUseCase,
+  ReconcileSchedulersUseCase,
 ];
 
 /**

@@ -37,10 +37,9 @@ export interface ChildrenWait {
 }
 
 /** The task waits for one of its tenant's running places (docs/operations.md, "Tenant limits"). */
-export interface TenantSlotWait {
-  waitingOn: 'tenant_max_running';
-  maxRunning: number;
-}
+export type TenantSlotWait =
+  | { waitingOn: 'tenant_max_running'; maxRunning: number }
+  | { waitingOn: 'tenant_fair_share'; weight: number };
 
 /** The last child of a waiting parent ended: the parent is queued (transition-task.lua). */
 export interface ChildrenEnded {

@@ -2,7 +2,8 @@ import { settingsProvider, type Settings } from '@vigil/config';
 
 /**
  * What the task stores write beside a task: its clocks (stale deadline, duration cap, next user
- * update, human wait, progress events) and the caps their scripts enforce (event stream length, parallel children).
+ * update, human wait, progress events) and the caps their scripts enforce (event stream length, parallel children), and how long a
+ * running place outlives its last ask (tenantSlotRetryMs).
  * Two sections' fields, so the stores inject this composite rather than the clocks and limits whole.
  */
 export const TASK_SETTING_FIELDS = [
@@ -13,6 +14,7 @@ export const TASK_SETTING_FIELDS = [
   'humanWaitTimeoutMs',
   'eventStreamMaxLen',
   'maxParallelChildren',
+  'tenantSlotRetryMs',
 ] as const;
 
 export type TaskSettings = Settings<(typeof TASK_SETTING_FIELDS)[number]>;

@@ -39,8 +39,11 @@ export type StatusReason =
   | 'kind_version_unavailable'
   | TenantLimitReason;
 
-/** The tenant's limits from the catalog: its day's money spent, or all its running places taken. */
-export type TenantLimitReason = 'tenant_daily_budget' | 'tenant_max_running';
+/**
+ * The tenant's limits from the catalog: its day's money spent, all its running places taken, or
+ * its fair share of the places held while another tenant waits (docs/operations.md, "Tenant limits").
+ */
+export type TenantLimitReason = 'tenant_daily_budget' | 'tenant_max_running' | 'tenant_fair_share';
 
 /** The model or tool call a Worker has in flight, as its last heartbeat reported it. */
 export interface InFlightCall {

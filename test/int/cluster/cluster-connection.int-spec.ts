@@ -11,7 +11,7 @@ import {
   scanKeys,
 } from '@vigil/redis';
 import { LeaseService } from '@vigil/supervisor';
-import { ControlSignal, ControlSignals, TaskRepository } from '@vigil/tasks';
+import { ControlSignal, ControlSignals, TaskRepository, TenantSlots } from '@vigil/tasks';
 import { LocalRedisCluster, newNoopTask, RedisTestContext, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
 import { until } from '../../support/until';
 
@@ -76,6 +76,24 @@ describe('Vigil connections on a Redis Cluster', () => {
     } while (cursor);
     expect(listed.sort()).toEqual([...ids].sort());
     expect((await tasks.countByStatus('acme')).running).toBe(ids.length);
+  });
+
+  it('keeps every tenant’s running places in one slot: the fair share reads other tenants’ keys there', async () => {
+    const slots = new TenantSlots(ctx.redis, ctx.keys);
+    const lease = { leaseMs: 60_000, staleMs: 60_000 };
+    const fair = { weight: 1, fairShare: true };
+    await slots.enqueue('waiting', { taskId: 'w-1', jobId: 'w-1-a1-s1' }, fair);
+    expect(await slots.claim('busy', { taskId: 'b-1', jobId: 'b-1-a1-s1' }, fair, lease)).toMatchObject({
+      granted: true,
+    });
+    expect(await slots.claim('busy', { taskId: 'b-2', jobId: 'b-2-a1-s1' }, fair, lease)).toMatchObject({
+      granted: false,
+      reason: 'fair',
+      wake: [{ taskId: 'w-1', jobId: 'w-1-a1-s1' }],
+    });
+    expect(await slots.release('busy', 'b-1', lease.staleMs)).toEqual([
+      { taskId: 'w-1', jobId: 'w-1-a1-s1' },
+    ]);
   });
 
   it('delivers every shard’s events through one consumer group', async () => {

@@ -130,11 +130,17 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     );
     await spend.reserveShared(0.01, { tenantId: 'acme', day: '2026-12-02' });
     const slots = new TenantSlots(ctx.redis, ctx.keys);
-    await slots.claim('acme', { taskId: 'slot-task-1', jobId: 'slot-task-1-a1-s1' }, 2, {
+    const rules = { maxRunning: 2, weight: 1, fairShare: true };
+    await slots.enqueue('acme', { taskId: 'slot-task-2', jobId: 'slot-task-2-a1-s1' }, rules);
+    await slots.claim('acme', { taskId: 'slot-task-1', jobId: 'slot-task-1-a1-s1' }, rules, {
       leaseMs: 1000,
       staleMs: 1000,
     });
-    await slots.release('acme', 'slot-task-1', 2);
+    await slots.release('acme', 'slot-task-1', 1000);
+    // The scripts read other tenants' places by name: every tenant's keys share the one tag.
+    expect(clusterSlot(ctx.keys.tenantSlots('other').running)).toBe(
+      clusterSlot(ctx.keys.tenantSlots('acme').tenants),
+    );
     // A schedule's life: every schedule key carries one tag, whatever the tenant.
     const schedules = new ScheduleStore(ctx.redis, ctx.keys, new TaskScripts(ctx.redis));
     const spec = {
@@ -156,7 +162,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
     );
     await schedules.delete('acme', 'sch_slots');
     // Every task script ran; the global spend counter is one key of its own, outside every shard,
-    // with each tenant's day counter in its slot; a tenant's running places share the tenant's slot.
+    // with each tenant's day counter in its slot; every tenant's running places share one slot.
     expect(new Set(calls.map((call) => call.name))).toEqual(new Set(Object.keys(TASK_SCRIPT_KEYS)));
     const global = calls.filter((call) => call.name === 'reserve-global-spend');
     expect(global.map((call) => call.keys)).toEqual([

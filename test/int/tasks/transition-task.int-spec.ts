@@ -125,7 +125,7 @@ describe('transition-task.lua', () => {
     const streamBefore = await ctx.redis.xlen(ctx.keys.events(0));
     const attempt = ALLOWED[from].includes(to);
     if (attempt) {
-      await expect(move(task, to)).resolves.toEqual({ status: to, attempt: 1, due: [] });
+      await expect(move(task, to)).resolves.toEqual({ status: to, attempt: 1, due: [], from });
       const after = await repo.get(task.id);
       expect(after?.status).toBe(to);
       expect(await ctx.redis.xlen(ctx.keys.events(0))).toBe(streamBefore + 1);

@@ -3,7 +3,11 @@ import { TenantSlots } from '@vigil/tasks';
 
 /** The slice runner holding a tenant to `maxRunning` (docs/operations.md, "Tenant limits"). */
 describe('SliceRunner and a tenant’s running places', () => {
-  const ctx = new RedisTestContext('tenant-slot-gate', { SLICE_MAX_STEPS: '2', GLOBAL_SPEND_LIMIT_USD: '' });
+  const ctx = new RedisTestContext('tenant-slot-gate', {
+    SLICE_MAX_STEPS: '2',
+    GLOBAL_SPEND_LIMIT_USD: '',
+    TENANT_FAIR_SHARE: 'off',
+  });
   const harness = new SliceRunnerHarness(ctx);
   const runner = harness.runner(new FakeToolGateway([]), {
     tenants: { one: { allow: [], maxRunning: 1 } },
@@ -27,7 +31,7 @@ describe('SliceRunner and a tenant’s running places', () => {
       statusReason: 'tenant_max_running',
       sliceCount: 0,
     });
-    // Another tenant is not held up; a tenant without maxRunning has no places at all.
+    // Another tenant is not held up; without the fair share, a tenant without maxRunning has no places at all.
     expect(await slice('elsewhere', 1)).toBe('next_slice');
     expect(await ctx.redis.exists(ctx.keys.tenantSlots('other').running)).toBe(0);
 

@@ -95,10 +95,11 @@ const TASK: Schema = {
         'kind_version_unavailable',
         'tenant_daily_budget',
         'tenant_max_running',
+        'tenant_fair_share',
         null,
       ],
       description:
-        "why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken)",
+        "why a task is paused or waiting (queued with tenant_max_running: all its tenant's running places are taken; tenant_fair_share: its tenant holds its fair share while another tenant waits)",
     },
     attempt: {
       type: 'integer',

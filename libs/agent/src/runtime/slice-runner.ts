@@ -75,9 +75,8 @@ export class SliceRunner {
     if (typeof claimed === 'string') return claimed;
     const span = sliceSpan(this.services, claimed.task, job);
     const release = this.services.tenantSlots?.hold(claimed.task);
-    let outcome: SliceOutcome | undefined;
     try {
-      outcome = await this.runClaimed(claimed, job, span);
+      const outcome = await this.runClaimed(claimed, job, span);
       span.set({ [VIGIL.sliceOutcome]: outcome });
       return outcome;
     } catch (error) {
@@ -85,10 +84,8 @@ export class SliceRunner {
       throw error;
     } finally {
       span.end();
+      // The renewals stop; the place itself goes back with the move that ended the task's slices.
       release?.();
-      // The next slice keeps the tenant's place; a full Redis would refuse the release (the lease lapses).
-      if (outcome !== 'next_slice' && outcome !== 'store_full')
-        await this.services.tenantSlots?.leave(claimed.task);
     }
   }
 
@@ -248,7 +245,11 @@ export class SliceRunner {
         codeVersion: CODE_VERSION.label,
       });
     } catch (error) {
-      if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) return 'skipped';
+      if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
+        // Paused, stopped or recovered since it was read: the place just claimed is not its to keep.
+        await this.services.tenantSlots?.leave(task);
+        return 'skipped';
+      }
       throw error;
     }
     this.heldContexts.starts[loaded.source]++;

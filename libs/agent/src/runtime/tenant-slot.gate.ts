@@ -4,25 +4,35 @@ import {
   type ClockConfig,
   LIMITS_CONFIG,
   type LimitsConfig,
-  tenantLimitsOf,
   TOOLS_CONFIG,
   type ToolsConfig,
 } from '@vigil/config';
 import { SliceQueue, sliceJobId, type SliceJob } from '@vigil/queue';
-import { TaskLifecycle, type TaskRecord, TenantSlots, type SlotLease } from '@vigil/tasks';
+import {
+  slotLease,
+  slotRulesOf,
+  TaskLifecycle,
+  type TaskRecord,
+  TenantSlots,
+  type SlotLease,
+  type SlotRules,
+  type TenantSlotWait,
+} from '@vigil/tasks';
 
 /**
- * The tenant's running places on the Worker's side (docs/operations.md, "Tenant limits"): a slice of
- * a tenant with `maxRunning` runs only while its task holds a place. Without a place the slice job is
- * parked (delayed) by the processor and the Worker takes the next job at once, whoever's it is; the
- * task stays queued with reason `tenant_max_running`. A task keeps its place from slice to slice
- * and gives it back when it stops running slices, which wakes the first parked job of its tenant.
- * A tenant without `maxRunning` costs no Redis call.
+ * Running places on the Worker's side (docs/operations.md, "Tenant limits"): a slice runs only
+ * while its task holds a place, under its tenant's `maxRunning` and the weighted fair share between
+ * tenants. Without a place the slice job is parked (delayed) by the processor and the Worker takes
+ * the next job at once, whoever's it is; the task stays queued with reason `tenant_max_running` or
+ * `tenant_fair_share`. A task keeps its place from slice to slice; the lifecycle gives it back on
+ * any move out of queued or running, which wakes the parked jobs whose turn it is. With
+ * TENANT_FAIR_SHARE off, a tenant without `maxRunning` costs no Redis call.
  */
 @Injectable()
 export class TenantSlotGate {
   private readonly logger = new Logger(TenantSlotGate.name);
   private readonly lease: SlotLease;
+  private readonly fairShare: boolean;
 
   constructor(
     private readonly slots: TenantSlots,
@@ -30,33 +40,39 @@ export class TenantSlotGate {
     private readonly queue: SliceQueue,
     @Inject(TOOLS_CONFIG) private readonly tools: Pick<ToolsConfig, 'toolCatalog'>,
     @Inject(CLOCKS_CONFIG) clocks: Pick<ClockConfig, 'staleAfterMs'>,
-    @Inject(LIMITS_CONFIG) limits: Pick<LimitsConfig, 'tenantSlotRetryMs'>,
+    @Inject(LIMITS_CONFIG) limits: Pick<LimitsConfig, 'tenantSlotRetryMs' | 'tenantFairShare'>,
   ) {
-    // A place outlives its holder by what the Watcher allows a silent Worker: a dead one frees it.
-    // A queued task asks again every retry at the latest; two missed asks and its turn is gone.
-    this.lease = {
-      leaseMs: clocks.staleAfterMs,
-      staleMs: clocks.staleAfterMs + 2 * limits.tenantSlotRetryMs,
-    };
+    this.lease = slotLease({
+      staleAfterMs: clocks.staleAfterMs,
+      tenantSlotRetryMs: limits.tenantSlotRetryMs,
+    });
+    this.fairShare = limits.tenantFairShare;
   }
 
-  private maxRunningOf(task: Pick<TaskRecord, 'tenantId'>): number | undefined {
-    return tenantLimitsOf(this.tools.toolCatalog, task.tenantId).maxRunning;
+  /** The rules the task's tenant runs under, or undefined when none applies. */
+  private rulesOf(task: Pick<TaskRecord, 'tenantId'>): SlotRules | undefined {
+    return slotRulesOf(this.tools.toolCatalog, task.tenantId, this.fairShare);
   }
 
-  /** `run`: the task holds a place (or its tenant has no limit); `park`: the slice must wait its turn. */
+  /** `run`: the task holds a place (or no rule applies); `park`: the slice must wait its turn. */
   async enter(task: TaskRecord, job: SliceJob): Promise<'run' | 'park'> {
-    const maxRunning = this.maxRunningOf(task);
-    if (maxRunning === undefined) return 'run';
+    const rules = this.rulesOf(task);
+    if (!rules) return 'run';
     const claim = await this.slots.claim(
       task.tenantId,
       { taskId: task.id, jobId: sliceJobId(job) },
-      maxRunning,
+      rules,
       this.lease,
     );
     if (claim.granted) return 'run';
-    if (task.statusReason !== 'tenant_max_running')
-      await this.lifecycle.waitForTenantSlot(task, { attempt: job.attempt, maxRunning });
+    // The tenant whose turn it is may be parked itself: its job is due now, not at its next retry.
+    await Promise.all(claim.wake.map((slice) => this.queue.wakeParked(slice.taskId, slice.jobId)));
+    const wait: TenantSlotWait =
+      claim.reason === 'max'
+        ? { waitingOn: 'tenant_max_running', maxRunning: rules.maxRunning ?? 0 }
+        : { waitingOn: 'tenant_fair_share', weight: rules.weight };
+    if (task.statusReason !== wait.waitingOn)
+      await this.lifecycle.waitForTenantSlot(task, { attempt: job.attempt, wait });
     return 'park';
   }
 
@@ -65,7 +81,7 @@ export class TenantSlotGate {
    * steps are recorded). Returns the stop.
    */
   hold(task: TaskRecord): () => void {
-    if (this.maxRunningOf(task) === undefined) return () => undefined;
+    if (!this.rulesOf(task)) return () => undefined;
     const timer = setInterval(
       () => {
         this.slots
@@ -80,11 +96,14 @@ export class TenantSlotGate {
     return () => clearInterval(timer);
   }
 
-  /** The task stops running slices: its place goes back, and the first parked slices are woken. */
+  /**
+   * A claim that took a place but no slice (the task moved between its load and its claim): the
+   * place goes back, and the parked slices whose turn it is are woken. Every other end of a
+   * task's slices gives its place back in the lifecycle's move.
+   */
   async leave(task: TaskRecord): Promise<void> {
-    const maxRunning = this.maxRunningOf(task);
-    if (maxRunning === undefined) return;
-    const parked = await this.slots.release(task.tenantId, task.id, maxRunning);
+    if (!this.rulesOf(task)) return;
+    const parked = await this.slots.release(task.tenantId, task.id, this.lease.staleMs);
     await Promise.all(parked.map((slice) => this.queue.wakeParked(slice.taskId, slice.jobId)));
   }
 }

@@ -24,6 +24,8 @@ function statusLine(task: ProgressView): string {
     case 'queued':
       if (task.statusReason === 'tenant_max_running')
         return `Your task ${title} is waiting for its turn: your account's other tasks hold all of its running places, and it starts as soon as one of them ends.`;
+      if (task.statusReason === 'tenant_fair_share')
+        return `Your task ${title} is waiting for its turn: your account's other tasks hold its fair share of the workers while other accounts wait, and it starts in its turn.`;
       return task.startedAt === null
         ? `Your task ${title} is queued and starts as soon as a worker picks it up.`
         : `Your task ${title} is running; its next part is queued and about to start.`;

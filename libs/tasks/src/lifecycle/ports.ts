@@ -19,6 +19,8 @@ export interface SlicePublisher {
   publish(job: SliceJob): Promise<unknown>;
   /** Publishes a slice whose job may have finished under the same id (a due slice). */
   republish(job: SliceJob): Promise<unknown>;
+  /** Makes a slice job parked for a running place due at once (docs/operations.md, "Tenant limits"). */
+  wakeParked?(taskId: string, jobId: string): Promise<void>;
 }
 
 /** Wakes a Watcher at once when a Worker hands a task over (libs/queue `WakeQueue`). */

@@ -7,6 +7,7 @@ import type { TaskSettings } from '../task-settings';
 import type { SlicePublisher, WatcherWakeups } from './ports';
 import { TaskLifecycle } from './task-lifecycle';
 import { TransitionWriter } from './transition-writer';
+import { TenantSlots } from '../tenants/tenant-slots';
 
 /**
  * A lifecycle built outside Nest (benches, integration specs): the Redis writer, control signals
@@ -26,5 +27,7 @@ export function redisTaskLifecycle(
     queues.wakeups,
     new ControlSignals(redis, keys),
     new ChildTaskRepository(redis, keys, config),
+    new TenantSlots(redis, keys),
+    config,
   );
 }

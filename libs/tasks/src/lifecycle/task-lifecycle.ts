@@ -1,4 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ControlSignals } from '../control-signals';
 import {
@@ -13,12 +13,16 @@ import { TRANSITION_STORE, type TransitionStore } from './transition-command';
 import { WatcherMoves } from './watcher-moves';
 import { WorkerMoves } from './worker-moves';
 import { KindVersionMoves } from './kind-version-moves';
+import { PlaceReleasingStore, type RunningPlaces } from './place-release';
+import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
+import { slotLease, TenantSlots } from '../tenants/tenant-slots';
 
 /**
  * Every way a task's status changes, one named move each (docs/ARCHITECTURE.md, "The task
  * lifecycle"): a typed payload in, one call of transition-task.lua with its operation and typed
  * event, then the move's own follow-ups (a control signal, a Watcher wake-up, the slices it made
- * due). The moves are grouped by who makes them: the Worker, the Watcher, people.
+ * due). The moves are grouped by who makes them: the Worker, the Watcher, people. A move out of
+ * queued or running gives the task's running place back (PlaceReleasingStore).
  */
 @Injectable()
 export class TaskLifecycle {
@@ -33,7 +37,11 @@ export class TaskLifecycle {
     @Inject(WATCHER_WAKEUPS) wakeups: WatcherWakeups,
     @Inject(ControlSignals) signals: LifecycleDeps['signals'],
     @Inject(ChildTaskRepository) children: LifecycleDeps['children'],
+    @Optional() @Inject(TenantSlots) places?: RunningPlaces,
+    @Optional() @Inject(TASK_SETTINGS) settings?: Pick<TaskSettings, 'staleAfterMs' | 'tenantSlotRetryMs'>,
   ) {
+    if (places && settings)
+      store = new PlaceReleasingStore(store, places, slices, slotLease(settings).staleMs);
     const deps: LifecycleDeps = { store, slices, wakeups, signals, children };
     this.worker = new WorkerMoves(deps);
     this.watcher = new WatcherMoves(deps);

@@ -120,6 +120,8 @@ export interface TransitionResult {
    * publishes them anyway; the lifecycle publishes them at once, saving a sweep interval.
    */
   due: DueSlice[];
+  /** The status the move left (absent from stand-ins that do not say). */
+  from?: TaskStatus;
 }
 
 export interface DueSlice {

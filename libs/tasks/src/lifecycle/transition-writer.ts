@@ -19,7 +19,7 @@ import type {
   TransitionTarget,
 } from './transition-command';
 
-type TransitionReply = [number, string, number, string];
+type TransitionReply = [number, string, number, string, string?];
 
 function stringifyFields(fields: TransitionFields | undefined): string {
   if (!fields) return '';
@@ -73,7 +73,7 @@ export class TransitionWriter implements TransitionStore {
         : TERMINAL_STATUSES.includes(to)
           ? ((await this.redis.hget(this.keys.task(task.id), 'parentId')) ?? '') || null
           : null;
-    const [code, status, attempt, due] = await this.scripts.run<TransitionReply>(
+    const [code, status, attempt, due, from] = await this.scripts.run<TransitionReply>(
       'transition-task',
       this.transitionKeys(task, parentId),
       this.transitionArgs(task, command),
@@ -90,6 +90,7 @@ export class TransitionWriter implements TransitionStore {
       status: status as TaskStatus,
       attempt,
       due: Array.isArray(slices) ? (slices as DueSlice[]) : [],
+      ...(from ? { from: from as TaskStatus } : {}),
     };
   }
 

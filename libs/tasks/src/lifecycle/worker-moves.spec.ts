@@ -118,7 +118,10 @@ describe('TaskLifecycle: the Worker’s moves', () => {
   it('pauseForMoney and waitForTenantSlot: a tenant’s limits, each with its reason', async () => {
     const { lifecycle, store } = inMemoryLifecycle();
     await lifecycle.pauseForMoney(task, { attempt: 1, reason: 'tenant_daily_budget', detail: 'spent' });
-    await lifecycle.waitForTenantSlot(task, { attempt: 1, maxRunning: 2 });
+    await lifecycle.waitForTenantSlot(task, {
+      attempt: 1,
+      wait: { waitingOn: 'tenant_max_running', maxRunning: 2 },
+    });
     expect(store.applied.map((applied) => applied.command)).toEqual([
       expect.objectContaining({
         operation: 'pause_for_money',

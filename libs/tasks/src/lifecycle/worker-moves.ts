@@ -3,6 +3,7 @@ import type { ProviderName } from '@vigil/config';
 import type { UnresolvedWrite } from '../history/history.types';
 import type { TaskStatus } from '../task-status';
 import type { FailureReason, TaskRecord } from '../task.types';
+import type { TenantSlotWait } from '../task-event-data';
 import type { LifecycleDeps } from './ports';
 import type { TransitionResult, TransitionTarget } from './transition-command';
 
@@ -145,21 +146,22 @@ export class WorkerMoves {
   }
 
   /**
-   * A slice picked up while all its tenant's running places are taken (docs/operations.md, "Tenant
-   * limits"): the task stays queued, says why, and its active clock stops until a slice claims it.
+   * A slice picked up while all its tenant's running places are taken, or while its tenant holds its
+   * fair share and another waits (docs/operations.md, "Tenant limits"): the task stays queued, says
+   * why, and its active clock stops until a slice claims it.
    * Its pick-up deadline moves on (STALE_AFTER_MS): the Watcher then finds its parked job waiting.
    */
   waitForTenantSlot(
     task: TransitionTarget,
-    move: SliceMove & { maxRunning: number },
+    move: SliceMove & { wait: TenantSlotWait },
   ): Promise<TransitionResult> {
     return this.deps.store.apply(task, {
       operation: 'wait_for_tenant_slot',
       to: 'queued',
       attempt: move.attempt,
       from: ['queued'],
-      statusReason: 'tenant_max_running',
-      eventData: { waitingOn: 'tenant_max_running', maxRunning: move.maxRunning },
+      statusReason: move.wait.waitingOn,
+      eventData: move.wait,
       now: move.now ?? Date.now(),
     });
   }

@@ -76,7 +76,7 @@
                        queued, only from paused (kind_version_unavailable): task.resumed
                                                                         continueOnKindVersion
     wait_for_tenant_slot
-                       queued (tenant_max_running), from queued only: task.progress;
+                       queued (tenant_max_running | tenant_fair_share), from queued only: task.progress;
                        its active clock stops until a slice claims it      waitForTenantSlot
   An operation sent with another target, or a statusReason it may not set, is refused
   (INVALID_OPERATION) before anything is read.
@@ -88,8 +88,9 @@
   Watcher's sweep publishes them), and the last child to end queues its waiting parent. A child
   shares its parent's shard and tenant, so the parent's status indexes are KEYS[7..16] too.
 
-  Returns {code, status, attempt, due}: due is a JSON array of {taskId, attempt, slice} whose
-  slice may be published now (children released, a parent queued). APPLIED · NOT_FOUND ·
+  Returns {code, status, attempt, due, from}: due is a JSON array of {taskId, attempt, slice} whose
+  slice may be published now (children released, a parent queued); from is the status the move
+  left (the lifecycle gives a running place back when it left queued or running). APPLIED · NOT_FOUND ·
   NOT_ALLOWED (the table forbids it) · STALE_ATTEMPT (fenced) · STATUS_MISMATCH (current status not
   among the required ones) · INVALID_OPERATION (the operation does not fit the target or reason)
 ]]
@@ -123,7 +124,8 @@ local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verify
 local REASONS = ' ask_person:human_input ask_person:unresolved_write await_children:children'
   .. ' pause_for_money:budget pause_for_money:global_spend_limit pause:user archive:archived'
   .. ' await_kind_version:kind_version_unavailable '
-  .. ' pause_for_money:tenant_daily_budget wait_for_tenant_slot:tenant_max_running '
+  .. ' pause_for_money:tenant_daily_budget wait_for_tenant_slot:tenant_max_running'
+  .. ' wait_for_tenant_slot:tenant_fair_share '
 local function fits(operation, to, reason)
   if not string.find(OPERATIONS, ' ' .. operation .. '>' .. to .. ' ', 1, true) then return false end
   -- An operation that names reasons always sets one; the others never do.
@@ -179,7 +181,8 @@ if operation == 'continue_on_kind_version' and stored[6] ~= 'kind_version_unavai
   return {CODE_STATUS_MISMATCH, from, attempt, '[]'}
 end
 -- A task queued for its tenant's place is not clocked: its wait is not its work.
-local fromClocked = isClocked(from) and not (from == 'queued' and stored[6] == 'tenant_max_running')
+local fromClocked = isClocked(from)
+  and not (from == 'queued' and (stored[6] == 'tenant_max_running' or stored[6] == 'tenant_fair_share'))
 local toClocked = isClocked(to) and not waitsForSlot
 
 local now = ARGV[5]
@@ -320,4 +323,4 @@ if isTerminal(to) and child[1] and child[1] ~= '' and child[2] == '1' then
 end
 local dueJson = '[]'
 if #due > 0 then dueJson = cjson.encode(due) end
-return {CODE_APPLIED, to, attempt, dueJson}
+return {CODE_APPLIED, to, attempt, dueJson, from}

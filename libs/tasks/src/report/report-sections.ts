@@ -44,6 +44,8 @@ const REASON_WORDS: Record<string, string> = {
   tenant_daily_budget:
     'your account’s spending limit for today (UTC) is reached; resume it tomorrow, or once the operator raises the limit',
   tenant_max_running: 'your account’s other tasks hold all its running places; it starts when one ends',
+  tenant_fair_share:
+    'your account’s other tasks hold its fair share of the workers while other accounts wait; it starts in its turn',
 };
 
 export function statusSection(task: TaskRecord): string {

@@ -13,7 +13,7 @@ import {
   type KindVersionGate,
 } from '@vigil/agent';
 import { sectionsOf, type ConfigSections, type ToolCatalog, type VigilConfig } from '@vigil/config';
-import { CreateTaskUseCase } from '@vigil/control';
+import { CreateTaskUseCase, TenantSlotQueue } from '@vigil/control';
 import type { KindBinder } from '@vigil/kinds';
 import type { ObjectStore } from '@vigil/object-store';
 import { SliceQueue, WakeQueue, type JobRetention } from '@vigil/queue';
@@ -61,6 +61,11 @@ export interface RunnerOptions {
  * production). No model key is set, so every task runs its scripted agent unless the test brings
  * its own providers; the tools are the test's gateway. Its queues close with `ctx`.
  */
+/** A catalog of only these tenants' entries (their limits), for the tenant slot rules. */
+function catalogOf(tenants: ToolCatalog['tenants']): ToolCatalog {
+  return { path: 'tools.json', mcpServers: {}, httpTools: {}, tenants, variables: [] };
+}
+
 export class SliceRunnerHarness {
   readonly config: VigilConfig;
   readonly sections: ConfigSections;
@@ -101,7 +106,7 @@ export class SliceRunnerHarness {
    * Task creation as POST /v1/tasks runs it, publishing first slices to the real queues; with no
    * object store, a replayed key never finds an archived task.
    */
-  createUseCase(kinds: KindBinder): CreateTaskUseCase {
+  createUseCase(kinds: KindBinder, tenants?: ToolCatalog['tenants']): CreateTaskUseCase {
     return new CreateTaskUseCase(
       this.tasks,
       kinds,
@@ -110,6 +115,13 @@ export class SliceRunnerHarness {
       this.children,
       this.lifecycle,
       new ArchivedTasks(),
+      undefined,
+      tenants &&
+        new TenantSlotQueue(
+          new TenantSlots(this.ctx.redis, this.ctx.keys),
+          { toolCatalog: catalogOf(tenants) },
+          this.config,
+        ),
     );
   }
 
@@ -173,18 +185,11 @@ export class SliceRunnerHarness {
 
   private tenantSlotGate(tenants: ToolCatalog['tenants']): TenantSlotGate {
     const { ctx, config } = this;
-    const toolCatalog: ToolCatalog = {
-      path: 'tools.json',
-      mcpServers: {},
-      httpTools: {},
-      tenants,
-      variables: [],
-    };
     return new TenantSlotGate(
       new TenantSlots(ctx.redis, ctx.keys),
       this.lifecycle,
       this.slices,
-      { toolCatalog },
+      { toolCatalog: catalogOf(tenants) },
       config,
       config,
     );
