@@ -49,6 +49,33 @@ export class WorkerMoves {
     });
   }
 
+  /**
+   * The slice used its steps and the same Worker runs the next one at once, with no job between
+   * (docs/ARCHITECTURE.md, "Named transitions"): running → running for the next slice, as a hand-off and the
+   * next claim would leave it. Refused unless the task is still running for this attempt.
+   */
+  continueSlice(
+    task: TransitionTarget,
+    move: SliceMove & { workerId: string; provider: ProviderName; codeVersion: string },
+  ): Promise<TransitionResult> {
+    const now = move.now ?? Date.now();
+    return this.deps.store.apply(task, {
+      operation: 'continue_slice',
+      to: 'running',
+      attempt: move.attempt,
+      from: ['running'],
+      increments: { sliceCount: 1 },
+      fields: {
+        workerId: move.workerId,
+        lastHeartbeatAt: now,
+        provider: move.provider,
+        codeVersion: move.codeVersion,
+      },
+      eventData: {},
+      now,
+    });
+  }
+
   /** The slice used its steps (or its Worker drains): queued again, and the next slice published. */
   async handOffSlice(task: TransitionTarget, move: NextSliceMove): Promise<TransitionResult> {
     const result = await this.deps.store.apply(task, {
