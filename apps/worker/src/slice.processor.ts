@@ -68,7 +68,8 @@ export function sliceProcessorFor(
         await job.moveToDelayed(Date.now(), token);
         throw new DelayedError();
       }
-      const outcome = await this.runner.run(job.data);
+      // A slice continued in place ended as a hand-off would have: counted as one.
+      const outcome = await this.runner.run(job.data, () => this.slices.inc({ outcome: 'next_slice' }));
       this.slices.inc({ outcome });
       const delayMs =
         outcome === 'kind_version_elsewhere'

@@ -4,7 +4,7 @@ import { DynamicModule, Module, type Type } from '@nestjs/common';
 import type { VigilConfig } from '@vigil/config';
 import { KindsModule } from '@vigil/builtin-kinds';
 import { QueueModule, SliceQueue, WakeQueue } from '@vigil/queue';
-import { LiveOutputChannel, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
+import { LiveOutputChannel, LiveWatchers, TaskLifecycleModule, TasksModule } from '@vigil/tasks';
 import { ModelProviders } from './models/model-providers';
 import { SpendMetrics } from './models/spend-metrics';
 import { ActiveSlices } from './runtime/active-slices';
@@ -13,6 +13,7 @@ import { DrainMetrics } from './runtime/drain-metrics';
 import { LoopLag } from './runtime/loop-lag';
 import { GlobalSpendGate } from './runtime/global-spend.gate';
 import { LiveModelOutput } from './runtime/live-model-output';
+import { WatchedTasks } from './runtime/watched-tasks';
 import { SliceContextCache } from './runtime/slice-context';
 import { SliceRunner } from './runtime/slice-runner';
 import { SliceServices, WORKER_ID } from './runtime/slice-services';
@@ -61,8 +62,9 @@ export class AgentModule {
         TenantSlotGate,
         {
           provide: LiveModelOutput,
-          inject: [LiveOutputChannel],
-          useFactory: (channel: LiveOutputChannel) => new LiveModelOutput(channel),
+          inject: [LiveOutputChannel, LiveWatchers],
+          useFactory: (channel: LiveOutputChannel, watchers: LiveWatchers) =>
+            new LiveModelOutput(channel, new WatchedTasks(watchers)),
         },
         sliceSettingsProvider,
         SliceServices,

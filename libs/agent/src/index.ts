@@ -29,5 +29,6 @@ export * from './runtime/call-watchdog';
 export * from './runtime/loop-lag';
 export * from './runtime/child-tasks';
 export * from './runtime/live-model-output';
+export * from './runtime/watched-tasks';
 export * from './runtime/artifact-keeper';
 export { imageReference, imageTokenBound, modelImageOf } from './models/model-image';

@@ -7,10 +7,14 @@ import { SLICE_JOB_NAME, SLICE_JOB_OPTIONS, SliceJob, sliceJobId } from './slice
 
 export const TURN_QUEUES = Symbol('TURN_QUEUES');
 
+/** A Worker asks whether slices wait on a shard's queue at most this often; the answer is shared meanwhile. */
+export const BACKLOG_CHECK_INTERVAL_MS = 1_000;
+
 /** Publishes slices to the slice queue of the task's shard. */
 @Injectable()
 export class SliceQueue {
   private readonly options: JobsOptions;
+  private readonly backlog = new Map<number, { at: number; answer: Promise<boolean> }>();
 
   constructor(
     @Inject(TURN_QUEUES) private readonly queues: Queue[],
@@ -63,6 +67,26 @@ export class SliceQueue {
       // Came due or was taken between the two reads: it is on its way already.
       if (await job.isDelayed()) throw error;
     }
+  }
+
+  /**
+   * Whether slice jobs wait for a Worker on the task's shard (waiting or prioritized; a delayed job
+   * is not due), as learned at most BACKLOG_CHECK_INTERVAL_MS ago: one count per shard and interval,
+   * shared by every slice that asks meanwhile. A count Redis refuses answers true, so the caller
+   * hands its task on through the queue as when nothing is known.
+   */
+  hasBacklog(taskId: string, now = Date.now()): Promise<boolean> {
+    const shard = this.keys.shardOf(taskId);
+    const known = this.backlog.get(shard);
+    if (known && now - known.at < BACKLOG_CHECK_INTERVAL_MS) return known.answer;
+    const answer = this.queueFor(taskId)
+      .getJobCountByTypes('waiting', 'prioritized')
+      .then(
+        (count) => count > 0,
+        () => true,
+      );
+    this.backlog.set(shard, { at: now, answer });
+    return answer;
   }
 
   /** Whether a slice job for this task is waiting, delayed or active. */

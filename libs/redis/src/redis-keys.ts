@@ -83,6 +83,14 @@ export class RedisKeys {
     return `${this.task(taskId)}:live`;
   }
 
+  /**
+   * Set while someone follows the task's live output (an open event stream renews it; it expires
+   * on its own): a Worker publishes a model call's text only while it is there.
+   */
+  liveWatched(taskId: string): string {
+    return `${this.task(taskId)}:watched`;
+  }
+
   /** User-message id -> its position in the message log (the notifier's dedupe and lookup). */
   messageIndex(taskId: string): string {
     return `${this.task(taskId)}:message-ids`;

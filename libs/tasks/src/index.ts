@@ -28,6 +28,7 @@ export * from './children/subtask-step-key';
 export * from './archive';
 export * from './live/live-output';
 export * from './live/live-output-channel';
+export * from './live/live-watchers';
 export * from './artifacts';
 export * from './tenants/tenant-slots';
 export * from './tenants/tenant-spend';

@@ -13,6 +13,7 @@ import { SteeringLog } from './steering/steering-log';
 import { TaskContextStore } from './history/task-context.store';
 import { WriteJournal } from './history/write-journal';
 import { LiveOutputChannel } from './live/live-output-channel';
+import { LiveWatchers } from './live/live-watchers';
 import { TaskReportReader } from './report/task-report.reader';
 import { TaskScripts } from './scripts/task-scripts';
 import { TaskRepository } from './task.repository';
@@ -36,6 +37,7 @@ const STORES = [
   ArchivedTasks,
   ReadableTasks,
   LiveOutputChannel,
+  LiveWatchers,
   ArtifactList,
   TenantSlots,
   TenantSpend,

@@ -17,7 +17,9 @@ describe('slice contexts held by workers, with two worker processes taking turns
   const stack = new VigilStack(ctx, {
     SLICE_MAX_STEPS: '3',
     TASK_MAX_SLICES: '24',
-    WORKER_CONCURRENCY: '2',
+    // One slot each for 8 tasks: while more than two are left, slice jobs wait, so a slice hands its
+    // task on through the queue (rather than continuing in place) and tasks move between the workers.
+    WORKER_CONCURRENCY: '1',
   });
   afterAll(() => ctx.close());
 

@@ -7,7 +7,13 @@ import {
 } from '@vigil/tasks';
 import { DrainDeadlineError, SliceAbortedError } from './active-slices';
 import { HungCallError } from './call-watchdog';
-import { abandonReasonOf, FLUSH_CHARS, FLUSH_INTERVAL_MS, LiveModelOutput } from './live-model-output';
+import {
+  abandonReasonOf,
+  FLUSH_CHARS,
+  FLUSH_INTERVAL_MS,
+  LiveModelOutput,
+  UNWATCHED_TEXT_KEPT,
+} from './live-model-output';
 
 /** A channel that records what it is given; each publish stays unanswered until the test answers it. */
 class RecordingChannel {
@@ -34,16 +40,28 @@ class RecordingChannel {
   }
 }
 
+/** Which tasks someone watches, as the Worker's WatchedTasks would answer. */
+class Watching {
+  readonly tasks = new Set<string>(['t1', 'ta', 'tb']);
+  readonly asked: string[] = [];
+  watched(taskId: string): boolean {
+    this.asked.push(taskId);
+    return this.tasks.has(taskId);
+  }
+}
+
 /** Lets the publish of this turn go out (setImmediate) and its answer come back. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('LiveModelOutput: coalesced, batched, fire-and-forget live output', () => {
   let channel: RecordingChannel;
   let output: LiveModelOutput;
+  let watching: Watching;
   beforeEach(() => {
     jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick'] });
     channel = new RecordingChannel();
-    output = new LiveModelOutput(channel);
+    watching = new Watching();
+    output = new LiveModelOutput(channel, watching);
   });
   afterEach(() => {
     output.onApplicationShutdown();
@@ -184,6 +202,84 @@ describe('LiveModelOutput: coalesced, batched, fire-and-forget live output', () 
     expect(channel.events).toEqual([
       { type: 'model.call_abandoned', attempt: 3, callId: first.callId, reason: 'stopped' },
     ]);
+  });
+
+  it('a slice opening looks its task up before its first call', () => {
+    output.forSlice('t9', 1);
+    expect(watching.asked).toEqual(['t9']);
+  });
+
+  it('publishes nothing while nobody watches: not the text, its end or its abandonment', async () => {
+    const calls = output.forSlice('t9', 1);
+    const ended = calls.open();
+    ended.text('x'.repeat(FLUSH_CHARS * 3));
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS * 3);
+    ended.end();
+    const cut = calls.open();
+    cut.text('half');
+    cut.abandon('stopped');
+    await settle();
+    expect(channel.publishes).toBe(0);
+  });
+
+  it('a watcher who comes mid-call gets the call’s text from its start, then the rest as it comes', async () => {
+    const call = output.forSlice('t9', 1).open();
+    call.text('Before anyone watched. ');
+    call.text('Still nobody. ');
+    await settle();
+    expect(channel.publishes).toBe(0);
+    watching.tasks.add('t9');
+    call.text('x'.repeat(FLUSH_CHARS));
+    await settle();
+    call.text('The end.');
+    call.end();
+    channel.answerAll();
+    await settle();
+    const text = channel.events.map((event) => (event.type === 'model.delta' ? event.text : '')).join('');
+    expect(text).toBe(`Before anyone watched. Still nobody. ${'x'.repeat(FLUSH_CHARS)}The end.`);
+    expect(channel.events[0]).toEqual(expect.objectContaining({ offset: 0 }));
+    expect(channel.events.at(-1)).toEqual(expect.objectContaining({ final: true }));
+  });
+
+  it('a watcher who comes while the call waits on its model gets the text kept so far at the next tick', async () => {
+    const call = output.forSlice('t9', 1).open();
+    call.text('Thinking');
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS * 2);
+    await settle();
+    expect(channel.publishes).toBe(0);
+    watching.tasks.add('t9');
+    jest.advanceTimersByTime(FLUSH_INTERVAL_MS);
+    await settle();
+    expect(channel.events).toEqual([expect.objectContaining({ text: 'Thinking', offset: 0 })]);
+  });
+
+  it('keeps at most UNWATCHED_TEXT_KEPT of an unwatched call, the offset saying where it starts', async () => {
+    const call = output.forSlice('t9', 1).open();
+    call.text('a'.repeat(UNWATCHED_TEXT_KEPT));
+    call.text('b'.repeat(10));
+    watching.tasks.add('t9');
+    call.end();
+    await settle();
+    expect(channel.events).toEqual([
+      expect.objectContaining({
+        text: 'a'.repeat(UNWATCHED_TEXT_KEPT - 10) + 'b'.repeat(10),
+        offset: 10,
+        final: true,
+      }),
+    ]);
+  });
+
+  it('a call whose text went out ends for its watcher even after the watcher left', async () => {
+    const call = output.forSlice('t1', 1).open();
+    call.text('x'.repeat(FLUSH_CHARS));
+    await settle();
+    channel.answerAll();
+    await settle();
+    watching.tasks.delete('t1');
+    call.text('unseen');
+    call.end();
+    await settle();
+    expect(channel.events.at(-1)).toEqual(expect.objectContaining({ text: 'unseen', final: true }));
   });
 
   it('a failing publish is logged, never thrown at the call', async () => {

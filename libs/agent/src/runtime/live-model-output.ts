@@ -11,11 +11,17 @@ import {
 } from '@vigil/tasks';
 import { DrainDeadlineError, SliceAbortedError } from './active-slices';
 import { HungCallError } from './call-watchdog';
+import type { WatchedTasks } from './watched-tasks';
 
 /** A call's text goes out at most this often... */
 export const FLUSH_INTERVAL_MS = 50;
 /** ...unless this much piled up since the last publish. */
 export const FLUSH_CHARS = 200;
+/**
+ * Text a call keeps while nobody watches its task, published when someone starts to; past it the
+ * oldest is dropped (the next delta's offset says where its text starts).
+ */
+export const UNWATCHED_TEXT_KEPT = 16_384;
 /** Events this process may have unanswered; past it, text waits in its call's buffer. */
 const MAX_PUBLISHES_IN_FLIGHT = 1_024;
 /** A failing publish is logged at most this often (with how many failed since). */
@@ -41,7 +47,9 @@ export function abandonReasonOf(reason: unknown): AbandonReason {
  * published at most every FLUSH_INTERVAL_MS or FLUSH_CHARS, one publish of the call unanswered
  * at a time, so a fast model costs a few Redis round trips per second whatever its token rate.
  * `end` publishes what is left as the call's final delta; `abandon` says the call was cut off.
- * Nothing here is awaited by the call: publishing never slows the model or the slice.
+ * Nothing here is awaited by the call: publishing never slows the model or the slice. While
+ * nobody watches the task, nothing is published: the call keeps its text (UNWATCHED_TEXT_KEPT)
+ * and a watcher who comes gets it from the call's start, at the ticker's next look.
  */
 export class LiveCallOutput {
   private buffer = '';
@@ -67,6 +75,7 @@ export class LiveCallOutput {
     if (this.closed || !delta) return;
     const waiting = this.buffer.length > 0;
     this.buffer += delta;
+    if (!this.output.watching(this.taskId)) return this.keepUnwatched();
     if (this.buffer.length >= FLUSH_CHARS) return this.flush();
     // Text already waiting is the ticker's: only the first piece after a publish looks at the clock.
     if (waiting) return;
@@ -86,6 +95,8 @@ export class LiveCallOutput {
     if (this.closed) return;
     this.closed = true;
     if (!this.buffer && this.published === 0) return;
+    // A call nobody saw ends unseen; one whose text went out ends for whoever followed it.
+    if (this.published === 0 && !this.output.watching(this.taskId)) return;
     this.output.send(this, this.delta(true));
   }
 
@@ -94,13 +105,27 @@ export class LiveCallOutput {
     if (this.closed) return;
     this.closed = true;
     this.buffer = '';
+    if (this.published === 0 && !this.output.watching(this.taskId)) return;
     const { attempt, callId } = this;
     this.output.send(this, { type: 'model.call_abandoned', attempt, callId, reason });
   }
 
   private flush(): void {
+    if (!this.output.watching(this.taskId)) return this.keepUnwatched();
     if (this.sending || !this.buffer || !this.output.hasRoom()) return void this.output.due(this);
     this.output.send(this, this.delta(false));
+  }
+
+  /**
+   * Nobody watches: the text stays here, its oldest part dropped past UNWATCHED_TEXT_KEPT, and the
+   * ticker looks again, so a watcher who comes while the call waits (on a slow model) gets it.
+   */
+  private keepUnwatched(): void {
+    this.output.due(this);
+    const over = this.buffer.length - UNWATCHED_TEXT_KEPT;
+    if (over <= 0) return;
+    this.buffer = this.buffer.slice(over);
+    this.published += over;
   }
 
   private delta(final: boolean): LiveEvent {
@@ -182,10 +207,20 @@ export class LiveModelOutput implements OnApplicationShutdown {
   private failures = 0;
   private lastFailureLog = 0;
 
-  constructor(private readonly channel: Pick<LiveOutputChannel, 'publish'>) {}
+  constructor(
+    private readonly channel: Pick<LiveOutputChannel, 'publish'>,
+    private readonly watched: Pick<WatchedTasks, 'watched'>,
+  ) {}
 
+  /** A slice opens: its task's watch mark is looked up now (if not within the interval), before its first call. */
   forSlice(taskId: string, attempt: number): LiveCalls {
+    this.watched.watched(taskId);
     return new LiveCalls(this, taskId, attempt);
+  }
+
+  /** Whether someone follows the task's live output, as last looked up (watched-tasks.ts). */
+  watching(taskId: string): boolean {
+    return this.watched.watched(taskId);
   }
 
   /** Whether a call's text may go out now; a call's last publish goes whatever the answer. */

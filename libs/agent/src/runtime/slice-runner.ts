@@ -32,6 +32,7 @@ import {
 import { resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
+import { continuesHere, reloadContinued } from './slice-continuation';
 
 export { WORKER_ID } from './slice-services';
 export type { SliceOutcome } from './slice-hand-off';
@@ -55,7 +56,7 @@ export class SliceRunner {
     private readonly active: ActiveSlices,
     private readonly services: SliceServices,
   ) {
-    this.setup = { tasks, contexts, services, active, logger: this.logger };
+    this.setup = { tasks, contexts, heldContexts, services, active, logger: this.logger };
   }
 
   /** True once this Worker is shutting down: new slice jobs go back to the queue for another. */
@@ -63,7 +64,12 @@ export class SliceRunner {
     return this.active.draining;
   }
 
-  async run(job: SliceJob): Promise<SliceOutcome> {
+  /**
+   * Runs the job's slice and, while the slice ends with its steps used and continuesHere allows,
+   * the task's next slices at once under the same job (docs/ARCHITECTURE.md, "Named transitions");
+   * `continued` hears of each slice that did. Answers how the last slice ended.
+   */
+  async run(job: SliceJob, continued?: (slice: number) => void): Promise<SliceOutcome> {
     let claimed: Awaited<ReturnType<SliceRunner['claim']>>;
     try {
       claimed = await this.claim(job);
@@ -73,10 +79,36 @@ export class SliceRunner {
       throw error;
     }
     if (typeof claimed === 'string') return claimed;
-    const span = sliceSpan(this.services, claimed.task, job);
     const release = this.services.tenantSlots?.hold(claimed.task);
+    let sliceCount = claimed.task.sliceCount + 1;
     try {
-      const outcome = await this.runClaimed(claimed, job, span);
+      for (let current = claimed, slice = job; ;) {
+        const ended = await this.runTraced(current, slice, sliceCount);
+        if (ended !== 'continued') return ended;
+        continued?.(slice.slice);
+        slice = { ...slice, slice: slice.slice + 1, reason: 'next_slice' };
+        const next = await reloadContinued(this.setup, slice, ++sliceCount);
+        if (next === 'skipped') return 'aborted';
+        current = next;
+      }
+    } catch (error) {
+      if (error instanceof StoreFullError) return this.storeFull(job, 'between two slices');
+      throw error;
+    } finally {
+      // The renewals stop; the place itself goes back with the move that ended the task's slices.
+      release?.();
+    }
+  }
+
+  /** `sliceCount`: the task's count of slices with this one (what its claim or continuation left). */
+  private async runTraced(
+    claimed: ClaimedSlice,
+    job: SliceJob,
+    sliceCount: number,
+  ): Promise<SliceOutcome | 'continued'> {
+    const span = sliceSpan(this.services, claimed.task, job);
+    try {
+      const outcome = await this.runClaimed(claimed, job, span, sliceCount);
       span.set({ [VIGIL.sliceOutcome]: outcome });
       return outcome;
     } catch (error) {
@@ -84,12 +116,15 @@ export class SliceRunner {
       throw error;
     } finally {
       span.end();
-      // The renewals stop; the place itself goes back with the move that ended the task's slices.
-      release?.();
     }
   }
 
-  private async runClaimed(claimed: ClaimedSlice, job: SliceJob, span: TraceSpan): Promise<SliceOutcome> {
+  private async runClaimed(
+    claimed: ClaimedSlice,
+    job: SliceJob,
+    span: TraceSpan,
+    sliceCount: number,
+  ): Promise<SliceOutcome | 'continued'> {
     const { task } = claimed;
     let session: SliceSession | undefined;
     const controller = this.active.register(task.id, job.attempt, () => session?.inFlight ?? null);
@@ -140,7 +175,7 @@ export class SliceRunner {
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
-      return await handOff(this.lifecycle, task, job, result, () => {
+      const keepContext = () => {
         const kept = created.session.heldContext();
         if (kept)
           this.heldContexts.put(task.id, {
@@ -148,7 +183,13 @@ export class SliceRunner {
             plan: created.plan.current,
             loops: created.loops.counts(),
           });
-      });
+      };
+      if (result.end === 'next_slice' && (await continuesHere(this.setup, task.id, sliceCount))) {
+        await this.lifecycle.continueSlice(task, this.claimFields(task, job));
+        keepContext();
+        return 'continued';
+      }
+      return await handOff(this.lifecycle, task, job, result, keepContext);
     } catch (error) {
       heartbeat.stop();
       return await this.ended(task, job, controller.signal, error);
@@ -238,12 +279,7 @@ export class SliceRunner {
       return 'parked';
     }
     try {
-      await this.lifecycle.claimSlice(task, {
-        attempt: job.attempt,
-        workerId: this.services.workerId,
-        provider: providerOf(task.model, this.services.config),
-        codeVersion: CODE_VERSION.label,
-      });
+      await this.lifecycle.claimSlice(task, this.claimFields(task, job));
     } catch (error) {
       if (error instanceof IllegalTransitionError || error instanceof StaleAttemptError) {
         // Paused, stopped or recovered since it was read: the place just claimed is not its to keep.
@@ -254,5 +290,15 @@ export class SliceRunner {
     }
     this.heldContexts.starts[loaded.source]++;
     return { ...loaded, task };
+  }
+
+  /** What a slice's start records: its attempt, this Worker, the provider and the code running it. */
+  private claimFields(task: TaskRecord, job: SliceJob) {
+    return {
+      attempt: job.attempt,
+      workerId: this.services.workerId,
+      provider: providerOf(task.model, this.services.config),
+      codeVersion: CODE_VERSION.label,
+    };
   }
 }

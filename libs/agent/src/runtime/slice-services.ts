@@ -1,6 +1,7 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ArtifactList, ChildTaskRepository, SpendLedger, StepRecorder, type TaskRecord } from '@vigil/tasks';
 import { NOOP_TRACING, TRACING, type SpanParent, type Tracing } from '@vigil/telemetry';
+import { SliceQueue } from '@vigil/queue';
 import type { ModelProvider } from '../models/model-provider';
 import { ModelProviders } from '../models/model-providers';
 import { SpendMetrics } from '../models/spend-metrics';
@@ -54,6 +55,11 @@ export class SliceServices {
     @Optional() readonly kindVersions?: KindVersionGate,
     /** The tenants' running places (catalog `maxRunning`); without it no tenant is limited. */
     @Optional() readonly tenantSlots?: TenantSlotGate,
+    /**
+     * The slice queue, asked whether slices wait for a Worker: without one, every slice hands its
+     * task on through the queue; with one, a slice whose shard has none waiting runs the next at once.
+     */
+    @Optional() readonly sliceQueue?: SliceQueue,
   ) {}
 
   /** Traces (docs/observability.md); the no-op when the process has none. */

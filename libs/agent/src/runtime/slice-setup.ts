@@ -11,7 +11,7 @@ import { HungCallError } from './call-watchdog';
 import type { HeartbeatTimer } from './heartbeat-timer';
 import { deepFreeze } from './deep-freeze';
 import { LoopGuard, loopCountsOf, type LoopCounts } from './loop-guard';
-import type { HeldSliceContext } from './slice-context';
+import type { HeldSliceContext, SliceContextCache } from './slice-context';
 import type { SliceServices } from './slice-services';
 import { SliceSession, type SliceData } from './slice-session';
 import { SliceSteering } from './slice-steering';
@@ -25,6 +25,7 @@ export type ClaimedSlice = LoadedSlice<PlanStep[]> & { task: TaskRecord; held?: 
 export interface SliceSetup {
   tasks: TaskRepository;
   contexts: TaskContextStore;
+  heldContexts: SliceContextCache;
   services: SliceServices;
   active: ActiveSlices;
   logger: Logger;

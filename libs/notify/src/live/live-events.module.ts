@@ -2,7 +2,7 @@ import { Module } from '@nestjs/common';
 import type { Redis } from 'ioredis';
 import { CLOCKS_CONFIG, ClockConfig } from '@vigil/config';
 import { REDIS, RedisKeys } from '@vigil/redis';
-import { MessageLog } from '@vigil/tasks';
+import { LiveWatchers, MessageLog } from '@vigil/tasks';
 import { TaskEventStream } from './task-event-stream';
 
 /** What the API needs to serve live streams: reads only, no consumer group, no delivery. */
@@ -17,7 +17,7 @@ import { TaskEventStream } from './task-event-stream';
       provide: TaskEventStream,
       inject: [REDIS, RedisKeys, CLOCKS_CONFIG, MessageLog],
       useFactory: (redis: Redis, keys: RedisKeys, clocks: ClockConfig, log: MessageLog) =>
-        new TaskEventStream(redis, keys, clocks, log),
+        new TaskEventStream(redis, keys, clocks, log, new LiveWatchers(redis, keys)),
     },
   ],
   exports: [TaskEventStream],

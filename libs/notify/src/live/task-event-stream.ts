@@ -3,7 +3,14 @@ import type { Redis } from 'ioredis';
 import type { ClockConfig } from '@vigil/config';
 import { parseTaskEvent, TaskEvent } from '@vigil/events';
 import { RedisKeys } from '@vigil/redis';
-import { parseLiveEvent, TERMINAL_STATUSES, TaskRecord, type LiveEvent } from '@vigil/tasks';
+import {
+  LIVE_WATCH_RENEW_MS,
+  parseLiveEvent,
+  TERMINAL_STATUSES,
+  TaskRecord,
+  type LiveEvent,
+  type LiveWatchers,
+} from '@vigil/tasks';
 import { producesMessage } from '../messages/compose';
 import type { MessageLog } from '@vigil/tasks';
 import { eventMessageId, UserMessage } from '../messages/user-message';
@@ -56,6 +63,7 @@ export class TaskEventStream implements BeforeApplicationShutdown {
     private readonly keys: RedisKeys,
     private readonly config: ClockConfig,
     private readonly log: MessageLog,
+    private readonly watchers: Pick<LiveWatchers, 'mark'>,
   ) {}
 
   async pipe(
@@ -71,15 +79,30 @@ export class TaskEventStream implements BeforeApplicationShutdown {
     const close = () => connection.disconnect();
     signal.addEventListener('abort', close, { once: true });
     this.open.add(shutdown);
+    const watching = TERMINAL_STATUSES.includes(task.status) ? undefined : await this.watch(task.id);
     try {
       await this.follow(connection, task, lastEventId, sink, signal);
     } catch (error) {
       if (!signal.aborted) throw error;
     } finally {
+      clearInterval(watching);
       this.open.delete(shutdown);
       signal.removeEventListener('abort', close);
       connection.disconnect();
     }
+  }
+
+  /**
+   * Marks the task watched while this stream is open, so its Workers publish the model's text
+   * (docs/api.md, "Live model output"); marked before the first read, renewed on a timer. A mark
+   * Redis refuses (a full Redis) costs this stream the live text, never its durable events.
+   */
+  private async watch(taskId: string): Promise<NodeJS.Timeout> {
+    const mark = () => this.watchers.mark(taskId).catch(() => undefined);
+    await mark();
+    const timer = setInterval(() => void mark(), LIVE_WATCH_RENEW_MS);
+    timer.unref();
+    return timer;
   }
 
   /** Nest calls this on shutdown (the provider is a singleton of LiveEventsModule). */

@@ -52,6 +52,7 @@ export class TaskLifecycle {
   // The Worker's moves, fenced by the slice's attempt.
   claimSlice: WorkerMoves['claimSlice'] = (task, move) => this.worker.claimSlice(task, move);
   handOffSlice: WorkerMoves['handOffSlice'] = (task, move) => this.worker.handOffSlice(task, move);
+  continueSlice: WorkerMoves['continueSlice'] = (task, move) => this.worker.continueSlice(task, move);
   claimDone: WorkerMoves['claimDone'] = (task, move) => this.worker.claimDone(task, move);
   askPerson: WorkerMoves['askPerson'] = (task, move) => this.worker.askPerson(task, move);
   awaitChildren: WorkerMoves['awaitChildren'] = (task, move) => this.worker.awaitChildren(task, move);

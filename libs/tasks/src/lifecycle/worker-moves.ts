@@ -16,6 +16,13 @@ interface SliceMove {
   now?: number;
 }
 
+/** A slice's start: who runs it, on which provider, with which code. */
+interface SliceStart extends SliceMove {
+  workerId: string;
+  provider: ProviderName;
+  codeVersion: string;
+}
+
 /** A move that may publish the next slice: `slice` is the one ending. */
 interface NextSliceMove extends SliceMove {
   slice: number;
@@ -28,26 +35,17 @@ export class WorkerMoves {
   constructor(private readonly deps: LifecycleDeps) {}
 
   /** queued → running for this slice's attempt: the slice is the Worker's. */
-  claimSlice(
-    task: TransitionTarget,
-    move: SliceMove & { workerId: string; provider: ProviderName; codeVersion: string },
-  ): Promise<TransitionResult> {
-    const now = move.now ?? Date.now();
-    return this.deps.store.apply(task, {
-      operation: 'claim_slice',
-      to: 'running',
-      attempt: move.attempt,
-      from: ['queued'],
-      increments: { sliceCount: 1 },
-      fields: {
-        workerId: move.workerId,
-        lastHeartbeatAt: now,
-        provider: move.provider,
-        codeVersion: move.codeVersion,
-      },
-      eventData: {},
-      now,
-    });
+  claimSlice(task: TransitionTarget, move: SliceStart): Promise<TransitionResult> {
+    return this.startSlice(task, move, 'claim_slice', 'queued');
+  }
+
+  /**
+   * The slice used its steps and the same Worker runs the next one at once, with no job between
+   * (docs/ARCHITECTURE.md, "Named transitions"): running → running for the next slice, as a
+   * hand-off and the next claim would leave it. Refused unless the task still runs this attempt.
+   */
+  continueSlice(task: TransitionTarget, move: SliceStart): Promise<TransitionResult> {
+    return this.startSlice(task, move, 'continue_slice', 'running');
   }
 
   /** The slice used its steps (or its Worker drains): queued again, and the next slice published. */
@@ -188,6 +186,27 @@ export class WorkerMoves {
     });
     await this.deps.wakeups.publish({ taskId: task.id, attempt: move.attempt, reason: 'turn_failed' });
     return result;
+  }
+
+  /** A slice starts for the move's attempt: one more slice, who runs it, the heartbeat now. */
+  private startSlice(
+    task: TransitionTarget,
+    move: SliceStart,
+    operation: 'claim_slice' | 'continue_slice',
+    from: TaskStatus,
+  ): Promise<TransitionResult> {
+    const now = move.now ?? Date.now();
+    const { workerId, provider, codeVersion } = move;
+    return this.deps.store.apply(task, {
+      operation,
+      to: 'running',
+      attempt: move.attempt,
+      from: [from],
+      increments: { sliceCount: 1 },
+      fields: { workerId, lastHeartbeatAt: now, provider, codeVersion },
+      eventData: {},
+      now,
+    });
   }
 
   private async publishNext(task: TransitionTarget, move: NextSliceMove): Promise<void> {

@@ -52,6 +52,11 @@ export interface RunnerOptions {
   kindVersions?: KindVersionGate;
   /** Tenants of a catalog whose `maxRunning` the runner holds to (docs/operations.md, "Tenant limits"). */
   tenants?: ToolCatalog['tenants'];
+  /**
+   * Runs a task's next slice at once when no slice job waits on its shard, as the Worker does
+   * (docs/ARCHITECTURE.md, "Named transitions"); without it every slice hands on through the queue.
+   */
+  continueInPlace?: boolean;
 }
 
 /**
@@ -179,6 +184,7 @@ export class SliceRunnerHarness {
         undefined,
         options.kindVersions,
         options.tenants && this.tenantSlotGate(options.tenants),
+        options.continueInPlace ? this.slices : undefined,
       ),
     );
   }

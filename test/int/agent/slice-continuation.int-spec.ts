@@ -1,0 +1,86 @@
+import { parseTaskEvent } from '@vigil/events';
+import { sliceJobId } from '@vigil/queue';
+import { FakeToolGateway, newNoopTask, RedisTestContext, SliceRunnerHarness } from '@vigil/testing';
+import { IllegalTransitionError, StaleAttemptError } from '@vigil/tasks';
+
+/**
+ * A slice that used its steps runs the task's next slice at once in the same Worker when no slice
+ * job waits on the shard (docs/ARCHITECTURE.md, "Named transitions"): one `continue_slice` move instead of a
+ * hand-off, a job and a claim. With a job waiting, it hands on through the queue as always; the
+ * move is fenced and refused for a task that is not running.
+ */
+describe('slices continued in place', () => {
+  const ctx = new RedisTestContext('slice-continuation', {
+    SLICE_MAX_STEPS: '2',
+    GLOBAL_SPEND_LIMIT_USD: '',
+  });
+  const harness = new SliceRunnerHarness(ctx);
+  const { tasks, lifecycle } = harness;
+  const runner = harness.runner(new FakeToolGateway([]), { continueInPlace: true });
+  afterAll(() => ctx.close());
+
+  const eventsOf = async (taskId: string) =>
+    (await ctx.redis.xrange(ctx.keys.events(0), '-', '+'))
+      .map(([id, fields]) => parseTaskEvent(0, id, fields))
+      .filter((event) => event.taskId === taskId);
+  const jobOf = (taskId: string, slice: number) =>
+    ctx.sliceQueue(0).getJob(sliceJobId({ taskId, attempt: 1, slice }));
+
+  it('with no job waiting, one run takes the task through every slice to its claim, with no job between', async () => {
+    const { task } = await tasks.create('continued', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
+    const continued: number[] = [];
+    const outcome = await runner.run(
+      { taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' },
+      (slice) => continued.push(slice),
+    );
+
+    expect(outcome).toBe('verifying');
+    expect(continued).toEqual([1, 2]);
+    const record = await tasks.get(task.id);
+    expect(record).toMatchObject({ status: 'verifying', sliceCount: 3, completedUnits: 5 });
+    // Each slice start is written as a claim writes it; no hand-off to `queued` between them.
+    const moves = (await eventsOf(task.id))
+      .filter((event) => event.type !== 'task.progress')
+      .map((event) => `${event.type}:${event.from}>${event.status}`);
+    expect(moves).toEqual([
+      'task.created:>queued',
+      'task.started:queued>running',
+      'task.slice_started:running>running',
+      'task.slice_started:running>running',
+      'task.verifying:running>verifying',
+    ]);
+    expect(await jobOf(task.id, 2)).toBeUndefined();
+    expect(await jobOf(task.id, 3)).toBeUndefined();
+  });
+
+  it('with a slice job waiting on the shard, it hands the task on through the queue', async () => {
+    const { task: waiting } = await tasks.create('waiting', newNoopTask({ input: { steps: 1 } }));
+    await harness.slices.publish({ taskId: waiting.id, attempt: 1, slice: 1, reason: 'created' });
+    const { task } = await tasks.create('handed-on', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
+
+    // A Worker of its own: what the first test's Worker learned of the queue is a second old at most.
+    const fresh = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), { continueInPlace: true });
+    const outcome = await fresh.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+
+    expect(outcome).toBe('next_slice');
+    expect(await tasks.get(task.id)).toMatchObject({ status: 'queued', sliceCount: 1 });
+    expect(await jobOf(task.id, 2)).toBeDefined();
+  });
+
+  it('continue_slice is fenced by the attempt and refused for a task that is not running', async () => {
+    const { task } = await tasks.create('fenced', newNoopTask({ input: { steps: 5 } }));
+    const claim = { workerId: 'w1', provider: 'scripted' as const, codeVersion: 'test' };
+    await expect(lifecycle.continueSlice(task, { attempt: 1, ...claim })).rejects.toBeInstanceOf(
+      IllegalTransitionError,
+    );
+    await lifecycle.claimSlice(task, { attempt: 1, ...claim });
+    await expect(lifecycle.continueSlice(task, { attempt: 2, ...claim })).rejects.toBeInstanceOf(
+      StaleAttemptError,
+    );
+    await lifecycle.pause(task, {});
+    await expect(lifecycle.continueSlice(task, { attempt: 1, ...claim })).rejects.toBeInstanceOf(
+      IllegalTransitionError,
+    );
+    expect(await tasks.get(task.id)).toMatchObject({ status: 'paused', sliceCount: 1 });
+  });
+});
