@@ -72,6 +72,7 @@ export const SECTION_FIELDS = {
     'maxInlineOutputBytes',
     'maxArtifactBytes',
     'archiveBatchSize',
+    'archiveBusyLagMs',
     'finishedJobRetentionMs',
   ],
   schedules: ['schedulesPerTenant', 'scheduleMinIntervalMs'],
