@@ -73,6 +73,7 @@ export const SECTION_FIELDS = {
     'maxInlineOutputBytes',
     'maxArtifactBytes',
     'archiveBatchSize',
+    'archiveBusyLagMs',
     'finishedJobRetentionMs',
   ],
   schedules: ['schedulesPerTenant', 'scheduleMinIntervalMs'],

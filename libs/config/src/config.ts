@@ -147,6 +147,11 @@ export interface VigilConfig {
   /** Expired tasks one sweep archives per shard before it yields. */
   archiveBatchSize: number;
   /**
+   * While tasks of a shard are active, its retention sweep takes only the tasks overdue by this
+   * much (ARCHIVE_BUSY_LAG_MS): archiving waits for a quiet moment, never longer than this. 0: at once.
+   */
+  archiveBusyLagMs: number;
+  /**
    * Where traces go (docs/observability.md, "Pointing Vigil at a collector"):
    * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else OTEL_EXPORTER_OTLP_ENDPOINT. Unset (or
    * OTEL_SDK_DISABLED=true): tracing is off and the OpenTelemetry SDK is never loaded.
@@ -357,6 +362,7 @@ export function loadConfig(env: Env = process.env): VigilConfig {
     maxInlineOutputBytes: readInt(env, 'MAX_INLINE_OUTPUT_BYTES', 65_536, 1024, 64 * 1024 * 1024),
     maxArtifactBytes: readInt(env, 'MAX_ARTIFACT_BYTES', 20 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     archiveBatchSize: readInt(env, 'ARCHIVE_BATCH_SIZE', 50, 1, 10_000),
+    archiveBusyLagMs: readInt(env, 'ARCHIVE_BUSY_LAG_MS', 60_000, 0, 86_400_000),
     finishedJobRetentionMs: readInt(env, 'FINISHED_JOB_RETENTION_MS', 3_600_000, 1000, 30 * 86_400_000),
     logLevel: readString(env, 'LOG_LEVEL', 'info'),
     logFormat: readLogFormat(env),

@@ -9,6 +9,13 @@ export interface ObjectStore {
   readonly location: string;
   /** Writes the whole object, replacing one of the same key. */
   put(key: string, body: Buffer, contentType: string): Promise<void>;
+  /**
+   * Writes the whole object, then reads it back from the store once the write is durable: the
+   * bytes the store now holds under the key, or null when it holds none. A driver that can read
+   * the object it just wrote without a second full request does (the file driver reads the file it
+   * synced); what it returns is always read from the store, never the bytes given.
+   */
+  putAndReadBack(key: string, body: Buffer, contentType: string): Promise<Buffer | null>;
   /** The object's bytes, or null when there is none of that key. */
   get(key: string): Promise<Buffer | null>;
   /** The object's size, or null when there is none of that key. */

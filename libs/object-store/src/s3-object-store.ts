@@ -68,6 +68,12 @@ export class S3ObjectStore implements ObjectStore {
     );
   }
 
+  /** S3 answers a PUT before anything can be read of it: the read-back is a GET. */
+  async putAndReadBack(key: string, body: Buffer, contentType: string): Promise<Buffer | null> {
+    await this.put(key, body, contentType);
+    return this.get(key);
+  }
+
   async get(key: string): Promise<Buffer | null> {
     const Key = this.keyOf(key);
     return this.call('read', key, async ({ sdk, client }) => {

@@ -13,6 +13,7 @@ import {
 } from '@vigil/tasks';
 import { NOOP_TRACING, TRACING, VIGIL, type Tracing } from '@vigil/telemetry';
 import { LeaseService } from './lease.service';
+import { archiveCutoff } from './retention-pace';
 
 /** What one retention sweep did, over every shard this Watcher held the lease of. */
 export interface RetentionReport {
@@ -42,7 +43,7 @@ type Outcome = 'archived' | 'deleted' | 'failed' | 'postponed' | 'gone';
 /**
  * Moves finished tasks whose retention ran out out of Redis (docs/operations.md, "Retention and
  * archives"). Found through each shard's retention index (transition-task.lua adds a task when it
- * ends), a shard at a time under its lease, in bounded batches. A task is archived, read back and
+ * ends), a shard at a time under its lease, in bounded batches, paced by `archiveCutoff`. A task is archived, read back and
  * checked before `removeExpired` deletes it; ARCHIVE=off deletes only. A crash between the two
  * steps leaves the task in Redis and its index, and the next sweep writes the same bytes again.
  */
@@ -69,24 +70,41 @@ export class RetentionSweep {
     const ttlMs = Math.max(30_000, this.clocks.watcherIntervalMs * 2);
     for (const shard of this.keys.allShards()) {
       try {
-        await this.leases.withRetentionLease(shard, ttlMs, this.owner, () =>
-          this.sweepShard(shard, now, report),
+        await this.leases.withRetentionLease(shard, ttlMs, this.owner, async () =>
+          this.sweepShard(shard, await this.cutoff(shard, now), now, report),
         );
       } catch (error) {
         if (!(error instanceof StoreFullError)) throw error;
         // A full Redis refuses the lease (a write) but not the deletes that free it, so the shard is
-        // swept without it: the work is idempotent (docs/operations.md, "A full Redis").
-        await this.sweepShard(shard, now, report);
+        // swept without it, and without waiting for a quiet moment: the work is idempotent
+        // (docs/operations.md, "A full Redis").
+        await this.sweepShard(shard, now, now, report);
       }
     }
     return report;
   }
 
-  private async sweepShard(shard: number, now: number, report: RetentionReport): Promise<void> {
+  /** The latest expiry taken on the shard now: up to now, or `archiveBusyLagMs` back while tasks run. */
+  private async cutoff(shard: number, now: number): Promise<number> {
+    const lagMs = this.storage.archiveBusyLagMs;
+    if (lagMs === 0) return now;
+    const [active, verifying] = await Promise.all([
+      this.redis.zcard(this.keys.deadlineIndex(shard)),
+      this.redis.zcard(this.keys.verifyingIndex(shard)),
+    ]);
+    return archiveCutoff(now, active + verifying, lagMs);
+  }
+
+  private async sweepShard(
+    shard: number,
+    cutoff: number,
+    now: number,
+    report: RetentionReport,
+  ): Promise<void> {
     const index = this.keys.retentionIndex(shard);
     const size = this.storage.archiveBatchSize;
     for (let batch = 0; batch < MAX_BATCHES; batch++) {
-      const due = await this.redis.zrangebyscore(index, '-inf', now, 'WITHSCORES', 'LIMIT', 0, size);
+      const due = await this.redis.zrangebyscore(index, '-inf', cutoff, 'WITHSCORES', 'LIMIT', 0, size);
       const entries: [string, number][] = [];
       for (let i = 0; i < due.length; i += 2) entries.push([due[i], Number(due[i + 1])]);
       await inLanes(entries, LANES, async ([taskId, expiredAt]) => {

@@ -60,6 +60,23 @@ export function describeObjectStoreContract(driver: ContractDriver): void {
       expect(await store.head('artifacts/t1/tsk_1/blob')).toEqual({ bytes: body.length });
     });
 
+    it('reads back what it wrote, replacing an older object, many writes at once into one place', async () => {
+      await store.put('archive/t1/tsk_0.json.gz', Buffer.from('an older, longer object'), 'application/gzip');
+      const bodies = Array.from({ length: 12 }, (_, i) =>
+        i === 0 ? Buffer.from('new') : Buffer.concat([randomBytes(i * 997), Buffer.alloc(i)]),
+      );
+      const backs = await Promise.all(
+        bodies.map((body, i) =>
+          store.putAndReadBack(`archive/t1/tsk_${i}.json.gz`, body, 'application/gzip'),
+        ),
+      );
+      bodies.forEach((body, i) => expect(backs[i]!.equals(body)).toBe(true));
+      for (const [i, body] of bodies.entries())
+        expect((await store.get(`archive/t1/tsk_${i}.json.gz`))!.equals(body)).toBe(true);
+      const empty = await store.putAndReadBack('archive/t1/empty', Buffer.alloc(0), 'application/gzip');
+      expect(empty!.length).toBe(0);
+    });
+
     it('replaces an object put again under the same key, and keeps an empty one', async () => {
       await store.put('a/b', Buffer.from('first, longer'), 'text/plain');
       await store.put('a/b', Buffer.from('second'), 'text/plain');
@@ -143,6 +160,9 @@ export function describeObjectStoreContract(driver: ContractDriver): void {
       await store.put('t2/secret', Buffer.from('another tenant'), 'text/plain');
       for (const key of CRAFTED_KEYS) {
         await expect(store.put(key, Buffer.from('evil'), 'text/plain')).rejects.toThrow(
+          InvalidObjectKeyError,
+        );
+        await expect(store.putAndReadBack(key, Buffer.from('evil'), 'text/plain')).rejects.toThrow(
           InvalidObjectKeyError,
         );
         await expect(store.get(key)).rejects.toThrow(InvalidObjectKeyError);

@@ -34,7 +34,14 @@ describe('RetentionSweep', () => {
   afterAll(() => ctx.close());
 
   function sweepWith(store: ObjectStore, env: Record<string, string> = {}, tracing?: Tracing) {
-    const config = loadConfig({ ...process.env, ...ctx.env(), TASK_RETENTION_MS: '0', ...env });
+    // Tasks this file leaves active stay on the shard: pacing has its own test below.
+    const config = loadConfig({
+      ...process.env,
+      ...ctx.env(),
+      TASK_RETENTION_MS: '0',
+      ARCHIVE_BUSY_LAG_MS: '0',
+      ...env,
+    });
     return retentionSweepOn(ctx, lifecycle, store, { config, owner: 'w1', tracing });
   }
 
@@ -159,5 +166,42 @@ describe('RetentionSweep', () => {
     expect(await sweep.tick(Date.now() + 1)).toMatchObject({ archived: 0, deleted: 1 });
     expect(await keysOf(ctx, id)).toEqual([]);
     expect(await store.get(ObjectKeys.archive('acme', id))).toBeNull();
+  });
+});
+
+describe('RetentionSweep pacing', () => {
+  // A prefix of its own: a shard with no task of the other tests, active or due.
+  const ctx = new RedisTestContext('retention-pace', {
+    TASK_RETENTION_MS: '0',
+    ARCHIVE_BUSY_LAG_MS: '60000',
+  });
+  const { tasks, lifecycle } = new TaskHarness(ctx);
+  afterAll(() => ctx.close());
+
+  async function finished(): Promise<string> {
+    const { task } = await tasks.create(TaskRepository.newTaskId(), newNoopTask());
+    await lifecycle.stop(task);
+    return task.id;
+  }
+
+  it('waits for a quiet shard while tasks are active, but never longer than ARCHIVE_BUSY_LAG_MS', async () => {
+    const store = new MemoryObjectStore();
+    const { sweep } = retentionSweepOn(ctx, lifecycle, store, { owner: 'w1' });
+    const live = await tasks.create(TaskRepository.newTaskId(), newNoopTask());
+    const id = await finished();
+    const expiredAt = Number(await ctx.redis.zscore(ctx.keys.retentionIndex(0), id));
+
+    expect(await sweep.tick(expiredAt + 59_000)).toMatchObject({ archived: 0 });
+    expect((await tasks.get(id))?.status).toBe('cancelled');
+    // Overdue by the lag: archived though the shard is still busy.
+    expect(await sweep.tick(expiredAt + 60_000)).toMatchObject({ archived: 1 });
+    expect(await tasks.get(id)).toBeNull();
+
+    const next = await finished();
+    await lifecycle.stop(live.task);
+    // Nothing active any more: everything due goes at once (the stopped task too).
+    expect(await sweep.tick(Date.now() + 1)).toMatchObject({ archived: 2 });
+    expect(await tasks.get(next)).toBeNull();
+    expect(await tasks.get(live.task.id)).toBeNull();
   });
 });

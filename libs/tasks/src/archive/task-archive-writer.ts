@@ -51,27 +51,22 @@ export class TaskArchiveWriter {
   }
 
   /**
-   * Writes the payload to `archive/<tenant>/<task id>.json.gz` and reads it back: the bytes read
-   * must have the SHA-256 of the bytes written. The same payload always gives the
+   * Writes the payload to `archive/<tenant>/<task id>.json.gz` and reads it back from the store
+   * (`putAndReadBack`): the bytes read must have the SHA-256 of the bytes written. The same payload always gives the
    * same bytes, so a write repeated after a crash leaves the same object.
    */
   async write(payload: TaskArchivePayload): Promise<number> {
     const key = ObjectKeys.archive(payload.tenantId, payload.taskId);
     const bytes = encodeArchive(payload);
+    let back: Buffer | null;
     try {
-      await this.store.put(key, bytes, 'application/gzip');
+      back = await this.store.putAndReadBack(key, bytes, 'application/gzip');
     } catch (error) {
       throw new ArchiveWriteError(
         payload.taskId,
-        `the object store refused the write (${String(error)})`,
+        `the object store refused the write or its read-back (${String(error)})`,
         error,
       );
-    }
-    let back: Buffer | null;
-    try {
-      back = await this.store.get(key);
-    } catch (error) {
-      throw new ArchiveWriteError(payload.taskId, `reading it back failed (${String(error)})`, error);
     }
     if (!back) throw new ArchiveWriteError(payload.taskId, 'the object is missing right after its write');
     // The SHA-256 of the object read back against the bytes encoded (whose document carries the

@@ -27,6 +27,11 @@ export class MemoryObjectStore implements ObjectStore {
     this.objects.set(key, { body: Buffer.from(body), contentType });
   }
 
+  async putAndReadBack(key: string, body: Buffer, contentType: string): Promise<Buffer | null> {
+    await this.put(key, body, contentType);
+    return this.get(key);
+  }
+
   async get(key: string): Promise<Buffer | null> {
     this.check(key);
     const stored = this.objects.get(key);
