@@ -25,13 +25,15 @@ describe('slice contexts held by workers, with two worker processes taking turns
 
   it('reuses a context only when it is current: every step is done once, wherever its slice ran', async () => {
     await stack.start('api');
-    const workers = await Promise.all([stack.start('worker'), stack.start('worker')]);
+    // Every task queued before a Worker starts: the first slices to end see jobs waiting (a Worker
+    // learns the backlog once a second, so one that started on an empty queue would keep its task).
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
-      const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 45 } });
+      const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 45, stepMs: 5 } });
       expect(created.status).toBe(201);
       ids.push(created.body.id as string);
     }
+    const workers = await Promise.all([stack.start('worker'), stack.start('worker')]);
     for (const id of ids)
       await stack.waitForTask(
         id,
