@@ -20,7 +20,12 @@ export class InProcessApi {
   ) {}
 
   static async start(ctx: RedisTestContext, config: VigilConfig = ctx.config): Promise<InProcessApi> {
-    const app = await NestFactory.create(ApiModule.forRoot(config), { logger: false });
+    // A response a test never read to its end holds its socket past the server's long keep-alive:
+    // Nest cuts every connection when the app closes, rather than waiting for them.
+    const app = await NestFactory.create(ApiModule.forRoot(config), {
+      logger: false,
+      forceCloseConnections: true,
+    });
     configureApi(app);
     await app.listen(0, '127.0.0.1');
     const { port } = app.getHttpServer().address() as { port: number };
