@@ -141,7 +141,7 @@ describe('campaign_build with real processes against the Meta sandbox', () => {
       };
       ids.push((await stack.api!.post('/v1/tasks', body)).body.id);
     }
-    // Four single-slot workers, each replaced as soon as it dies: every crash is a SIGKILL of the whole
+    // Six single-slot workers, each replaced as soon as it dies: every crash is a SIGKILL of the whole
     // process, and one slot per process keeps one task's crash from taking others down with it.
     let running = true;
     const keepWorkerAlive = async () => {
@@ -150,7 +150,7 @@ describe('campaign_build with real processes against the Meta sandbox', () => {
         await worker.exited();
       }
     };
-    const keepers = [keepWorkerAlive(), keepWorkerAlive(), keepWorkerAlive(), keepWorkerAlive()];
+    const keepers = Array.from({ length: 6 }, keepWorkerAlive);
     try {
       for (const id of ids)
         await stack.waitForTask(id, (t) => t.status === 'completed', 120_000, 'completion');
