@@ -6,6 +6,11 @@ export interface SseFrame {
   retry?: number;
 }
 
+export interface SseOptions {
+  /** Leaves the stream at the first frame this accepts, before reading any frame after it. */
+  leaveAfter?: (frame: SseFrame) => boolean;
+}
+
 /** A minimal EventSource over fetch: collects frames until the server closes or `close` is called. */
 export class SseClient {
   readonly frames: SseFrame[] = [];
@@ -14,8 +19,14 @@ export class SseClient {
   private readonly abort = new AbortController();
   private done!: Promise<void>;
 
-  static async open(url: string, headers: Record<string, string> = {}): Promise<SseClient> {
-    const client = new SseClient();
+  private constructor(private readonly options: SseOptions) {}
+
+  static async open(
+    url: string,
+    headers: Record<string, string> = {},
+    options: SseOptions = {},
+  ): Promise<SseClient> {
+    const client = new SseClient(options);
     const response = await fetch(url, { headers, signal: client.abort.signal });
     client.status = response.status;
     client.done = client.read(response).finally(() => {
@@ -33,8 +44,13 @@ export class SseClient {
         buffer += decoder.decode(chunk, { stream: true });
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
-          this.frames.push(parse(buffer.slice(0, end)));
+          const frame = parse(buffer.slice(0, end));
+          this.frames.push(frame);
           buffer = buffer.slice(end + 2);
+          if (this.options.leaveAfter?.(frame)) {
+            this.abort.abort();
+            return;
+          }
         }
       }
     } catch (error) {

@@ -163,17 +163,18 @@ describe('live model output from a Worker, through both SDKs', () => {
     expect(created.status).toBe(201);
     return created.body.id as string;
   };
-  const follow = (id: string, lastEventId?: string) =>
-    SseClient.open(`${stack.api!.baseUrl}/v1/tasks/${id}/events`, {
-      authorization: 'Bearer test-key-0001',
-      ...(lastEventId ? { 'last-event-id': lastEventId } : {}),
-    });
+  const follow = (id: string, lastEventId?: string, leaveAfter?: (frame: SseFrame) => boolean) =>
+    SseClient.open(
+      `${stack.api!.baseUrl}/v1/tasks/${id}/events`,
+      { authorization: 'Bearer test-key-0001', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) },
+      { leaveAfter },
+    );
   const durableIds = async (id: string) =>
     (await ctx.redis.xrange(ctx.keys.events(ctx.keys.shardOf(id)), '-', '+'))
       .map(([entry, fields]) => parseTaskEvent(ctx.keys.shardOf(id), entry, fields))
       .filter((event) => event.taskId === id)
       .map((event) => event.id);
-  const isLive = (frame: SseFrame) => frame.event!.startsWith('model.');
+  const isLive = (frame: SseFrame) => frame.event?.startsWith('model.') ?? false;
 
   describe.each(['opus', 'gemini'] as const)('%s', (model) => {
     it('model.delta reaches the stream before the call ends; a reconnect with Last-Event-ID misses no durable event', async () => {
@@ -181,16 +182,14 @@ describe('live model output from a Worker, through both SDKs', () => {
       const seen = new Promise<void>((resolve) => (release = resolve));
       const fake = models[model].play((call) => (call === 0 ? { holdUntil: seen } : 'whole'));
       const id = await create(model);
-      const first = await follow(id);
-      // The first reply is held after its first text until this client has seen a delta of it.
-      // Until the newest frame is live: a durable event written before the delta may reach the
-      // stream after it (the Worker learns of a new watcher within a second and sends the call
-      // from its start).
-      await first.waitFor((c) => c.events().length > 0 && isLive(c.events()[c.events().length - 1]), 30_000);
+      // The first reply is held after its first text until this client has seen a delta of it: the
+      // client leaves at that delta, mid-call, on its id (which carries the last durable event sent,
+      // so a Worker's heartbeat events written meanwhile are the second client's to get).
+      const first = await follow(id, undefined, isLive);
+      await first.waitFor((c) => c.ended, 30_000);
       const firstDelta = first.events().find(isLive)!;
+      expect(firstDelta).toBe(first.events().at(-1));
       expect(fake.answered()).toBe(1);
-      // Leave mid-call, on a live event's id; the call goes on, and the client comes back.
-      await first.close();
       expect(first.lastId()).toContain('~');
       release();
       const second = await follow(id, first.lastId());
