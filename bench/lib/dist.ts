@@ -23,6 +23,15 @@ function newestSource(path: string): number {
  * last build, so repeated runs skip the ~15 s compile. Returns the absolute path of the build.
  */
 export function ensureBenchBuild(log: (message: string) => void): string {
+  // CI builds dist/ for the e2e tier from the same sources just before the bench: it is used as is.
+  const given = process.env.VIGIL_BENCH_DIST;
+  if (given) {
+    const dir = join(ROOT, given);
+    if (!['worker', 'watcher'].every((app) => existsSync(join(dir, `apps/${app}/src/main.js`))))
+      throw new Error(`VIGIL_BENCH_DIST=${given}: no built apps there (run npm run build)`);
+    log(`build: using ${given}/ as built (VIGIL_BENCH_DIST)`);
+    return dir;
+  }
   const dist = join(ROOT, DIST_DIR);
   const stamp = join(dist, STAMP);
   const sources = Math.max(
