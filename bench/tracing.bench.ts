@@ -7,18 +7,18 @@ import { median, round } from './lib/stats';
 import { TASKS, vigilRun, type Run } from './lib/throughput-runs';
 
 /**
+ * The batch processor's export delay for the traced Worker: batches of 512 spans go out as they
+ * fill at these rates, so the delay only decides how long the tail of a run waits to be counted.
+ */
+const EXPORT_DELAY_MS = 1_000;
+
+/**
  * Issue 24: what traces cost a Worker (docs/observability.md, "What tracing costs"). Two worker
  * processes from the same build, each on its own key prefix: one with no OTLP endpoint (the
  * no-op: no SDK loaded), one exporting every slice, model call and tool call (http/protobuf,
  * the SDK's default batch processor) to an OTLP receiver in this process. Runs of TASKS
  * scripted noop tasks alternate between them, paired; the figures are medians of the pairs.
  */
-/**
- * The batch processor's export delay for the traced Worker: batches of 512 spans go out as they
- * fill at these rates, so the delay only decides how long the tail of a run waits to be counted.
- */
-const EXPORT_DELAY_MS = 1_000;
-
 export const runTracingBench: Bench = async ({ quick, distDir, log }) => {
   const dist = await distDir();
   const steps = quick ? 28 : 140;

@@ -17,17 +17,23 @@ function newestSource(path: string): number {
   return newest;
 }
 
+/** Whether `dir` holds a build of the apps a bench starts. */
+function holdsApps(dir: string): boolean {
+  return ['worker', 'watcher'].every((app) => existsSync(join(dir, `apps/${app}/src/main.js`)));
+}
+
 /**
  * The apps as production runs them, compiled to .dist-bench (`VIGIL_DIST_DIR=.dist-bench npm run
  * build`). Rebuilt only when a source under apps/ or libs/ (or the build config) is newer than the
- * last build, so repeated runs skip the ~15 s compile. Returns the absolute path of the build.
+ * last build, so repeated runs skip the ~15 s compile; with VIGIL_BENCH_DIST, that existing build
+ * instead. Returns the absolute path of the build.
  */
 export function ensureBenchBuild(log: (message: string) => void): string {
   // CI builds dist/ for the e2e tier from the same sources just before the bench: it is used as is.
   const given = process.env.VIGIL_BENCH_DIST;
   if (given) {
     const dir = join(ROOT, given);
-    if (!['worker', 'watcher'].every((app) => existsSync(join(dir, `apps/${app}/src/main.js`))))
+    if (!holdsApps(dir))
       throw new Error(`VIGIL_BENCH_DIST=${given}: no built apps there (run npm run build)`);
     log(`build: using ${given}/ as built (VIGIL_BENCH_DIST)`);
     return dir;
@@ -40,8 +46,7 @@ export function ensureBenchBuild(log: (message: string) => void): string {
       .filter((path) => existsSync(path))
       .map(newestSource),
   );
-  const entries = ['worker', 'watcher'].map((app) => join(dist, `apps/${app}/src/main.js`));
-  if (existsSync(stamp) && statSync(stamp).mtimeMs >= sources && entries.every((e) => existsSync(e))) {
+  if (existsSync(stamp) && statSync(stamp).mtimeMs >= sources && holdsApps(dist)) {
     log(`build: ${DIST_DIR}/ is up to date`);
     return dist;
   }
