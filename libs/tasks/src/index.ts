@@ -15,6 +15,7 @@ export * from './history/user-message';
 export * from './history/task-context.store';
 export * from './history/log-page';
 export * from './history/step-recorder';
+export { MAX_STEPS_PER_CALL } from './history/step-commit';
 export * from './history/write-journal';
 export * from './history/message-log';
 export * from './history/spend-ledger';

@@ -32,6 +32,7 @@ export * from './kinds/kind-binder';
 export * from './lifecycle-fakes';
 export * from './in-memory-step-ledger';
 export * from './small-redis';
+export * from './script-calls';
 export * from './object-store/memory-object-store';
 export * from './object-store/s3-server';
 export * from './object-store/s3-env';

@@ -25,8 +25,12 @@ describe('slice contexts held by workers, with two worker processes taking turns
 
   it('reuses a context only when it is current: every step is done once, wherever its slice ran', async () => {
     await stack.start('api');
-    // Every task queued before a Worker starts: the first slices to end see jobs waiting (a Worker
-    // learns the backlog once a second, so one that started on an empty queue would keep its task).
+    // Every task queued before a Worker takes any: the first slices to end see jobs waiting (a
+    // Worker learns the backlog once a second, so one that started on an empty queue would keep its
+    // task), and both Workers take from the start (on a loaded machine one may boot seconds after
+    // the other, and would otherwise find the tasks done).
+    const queue = ctx.sliceQueue();
+    await queue.pause();
     const ids: string[] = [];
     for (let i = 0; i < 8; i++) {
       const created = await stack.api!.post('/v1/tasks', { kind: 'noop', input: { steps: 45, stepMs: 5 } });
@@ -34,6 +38,7 @@ describe('slice contexts held by workers, with two worker processes taking turns
       ids.push(created.body.id as string);
     }
     const workers = await Promise.all([stack.start('worker'), stack.start('worker')]);
+    await queue.resume();
     for (const id of ids)
       await stack.waitForTask(
         id,

@@ -1,6 +1,12 @@
-import { clusterSlot, ScriptRunner } from '@vigil/redis';
+import { clusterSlot } from '@vigil/redis';
 import { ScheduleStore } from '@vigil/schedules';
-import { RedisTestContext, newNoopTask, TEST_CLAIM, redisLifecycle } from '@vigil/testing';
+import {
+  RedisTestContext,
+  newNoopTask,
+  observeScriptCalls,
+  TEST_CLAIM,
+  redisLifecycle,
+} from '@vigil/testing';
 import {
   ChildTaskRepository,
   ConversationStore,
@@ -20,26 +26,18 @@ import {
 /** Every script call must touch a single Redis Cluster slot: the task's shard tag. */
 describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
   const ctx = new RedisTestContext(`slots${shards}`, { SHARDS: shards });
-  const calls: { name: string; keys: readonly string[] }[] = [];
-  const original = ScriptRunner.prototype.run;
+  let observed: ReturnType<typeof observeScriptCalls>;
 
   beforeAll(() => {
-    jest.spyOn(ScriptRunner.prototype, 'run').mockImplementation(function (
-      this: ScriptRunner,
-      name,
-      keys,
-      args,
-    ) {
-      calls.push({ name, keys });
-      return original.call(this, name, keys, args);
-    });
+    observed = observeScriptCalls();
   });
   afterAll(async () => {
-    jest.restoreAllMocks();
+    observed.restore();
     await ctx.close();
   });
 
   it('keeps each call inside one slot, the slot of its task and its slice queue', async () => {
+    const { calls } = observed;
     const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
     const { lifecycle } = redisLifecycle(ctx);
     const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
@@ -193,7 +191,7 @@ describe.each(['1', '4'])('script keys with SHARDS=%s', (shards) => {
       expect(clusterSlot(`${ctx.prefix}:${ctx.keys.sliceQueueName(shard)}:wait`)).toBe(clusterSlot(taskKey));
     }
     // The artifact list is one of the task's keys: listed with the step, removed with the task.
-    for (const name of ['record-step', 'forget-task'] as const) {
+    for (const name of ['record-steps', 'forget-task'] as const) {
       const call = calls.find((c) => c.name === name)!;
       const taskId = /:task:([^:]+)$/.exec(call.keys[0])![1];
       expect(call.keys).toContain(ctx.keys.artifacts(taskId));

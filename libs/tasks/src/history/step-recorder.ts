@@ -7,6 +7,7 @@ import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import type { TaskStatus } from '../task-status';
 import type { NewArtifactEntry } from '../artifacts/artifact.types';
 import type { ActionRecord, JournalEntry } from './history.types';
+import { StepCommit } from './step-commit';
 
 export interface StepRecord {
   taskId: string;
@@ -40,16 +41,18 @@ export interface RecordedStep {
   steerCount: number;
 }
 
-type Reply = [number, string, number, number, number, number, number, number?];
-
 /** Tasks whose key lists are kept: about the Worker's concurrency, many times over. */
 const KEY_CACHE_SIZE = 4096;
 
-/** Writes one tool step's bookkeeping in a single fenced script call (one round trip). */
+/**
+ * Writes one tool step's bookkeeping in a single fenced script call (one round trip), together with
+ * the steps the Worker's other slices record in the same tick (StepCommit).
+ */
 @Injectable()
 export class StepRecorder {
-  /** record-step.lua's ten keys by task: built once per task, not on every step. */
-  private readonly keyLists = new BoundedMemo<readonly string[]>(KEY_CACHE_SIZE);
+  /** includes/record-step.lua's ten keys by task: built once per task, not on every step. */
+  private readonly keyLists = new BoundedMemo<{ shard: number; keys: readonly string[] }>(KEY_CACHE_SIZE);
+  private readonly commit: StepCommit;
 
   constructor(
     @Inject(REDIS) redis: Redis,
@@ -59,8 +62,10 @@ export class StepRecorder {
       TaskSettings,
       'staleAfterMs' | 'eventStreamMaxLen' | 'progressEventIntervalMs'
     >,
-    private readonly scripts: TaskScripts = new TaskScripts(redis),
-  ) {}
+    scripts: TaskScripts = new TaskScripts(redis),
+  ) {
+    this.commit = new StepCommit(scripts);
+  }
 
   /**
    * How far past the stale deadline a step moves the deadline index, so that a run of steps moves
@@ -73,8 +78,9 @@ export class StepRecorder {
 
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
+    const { shard, keys } = this.keysOf(id);
     const [code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion, steerCount = 0] =
-      await this.scripts.run<Reply>('record-step', this.keysOf(id), [
+      await this.commit.record(shard, keys, [
         record.attempt,
         now,
         now + this.config.staleAfterMs,
@@ -104,21 +110,24 @@ export class StepRecorder {
     return { step, completedUnits, consecutiveErrors, contextVersion, steerCount };
   }
 
-  private keysOf(id: string): readonly string[] {
+  private keysOf(id: string): { shard: number; keys: readonly string[] } {
     const kept = this.keyLists.get(id);
     if (kept) return kept;
     const shard = this.keys.shardOf(id);
-    return this.keyLists.set(id, [
-      this.keys.task(id),
-      this.keys.actions(id),
-      this.keys.doneSteps(id),
-      this.keys.outputs(id),
-      this.keys.journal(id),
-      this.keys.findings(id),
-      this.keys.events(shard),
-      this.keys.deadlineIndex(shard),
-      this.keys.callDeadlineIndex(shard),
-      this.keys.artifacts(id),
-    ]);
+    return this.keyLists.set(id, {
+      shard,
+      keys: [
+        this.keys.task(id),
+        this.keys.actions(id),
+        this.keys.doneSteps(id),
+        this.keys.outputs(id),
+        this.keys.journal(id),
+        this.keys.findings(id),
+        this.keys.events(shard),
+        this.keys.deadlineIndex(shard),
+        this.keys.callDeadlineIndex(shard),
+        this.keys.artifacts(id),
+      ],
+    });
   }
 }

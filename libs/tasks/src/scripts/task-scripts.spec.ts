@@ -88,7 +88,7 @@ describe('the task scripts', () => {
   it('fences every Worker write with the one rule of includes/fence.lua', () => {
     for (const name of [
       'heartbeat-task',
-      'record-step',
+      'record-steps',
       'journal-intent',
       'transition-task',
       'reconcile-journal',

@@ -15,7 +15,7 @@ export const TASK_SCRIPT_KEYS = {
   'transition-task': 22,
   'heartbeat-task': 4,
   'load-slice': 6,
-  'record-step': 10,
+  'record-steps': 'variable',
   'journal-intent': 2,
   'reconcile-journal': 4,
   'resolve-unresolved-write': 4,

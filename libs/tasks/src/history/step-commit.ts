@@ -1,0 +1,83 @@
+import { storeFullOf } from '../task-errors';
+import type { TaskScripts } from '../scripts/task-scripts';
+
+/** record-step's answer for one step (lua/includes/record-step.lua). */
+export type StepReply = [number, string, number, number, number, number, number, number?];
+
+/** What record-steps.lua answers for a step whose script raised an error instead. */
+type StepFailure = ['error', string];
+
+/**
+ * Most steps one record-steps.lua call carries: a call holds Redis for all of them, so a burst of
+ * many slices goes as several calls rather than one long one.
+ */
+export const MAX_STEPS_PER_CALL = 64;
+
+interface PendingStep {
+  keys: readonly string[];
+  args: (string | number)[];
+  resolve: (reply: StepReply) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Group commit of the steps a Worker records (docs/ARCHITECTURE.md, "Throughput: what one step
+ * costs"): every step sent within one tick of the event loop — a burst of Redis replies resumes
+ * dozens of slices at once, and each then records its next step — goes in one record-steps.lua
+ * call, in the order sent, and each caller hears its own step's answer. Nothing waits past the
+ * current tick. A call carries the steps of one shard only: its keys share the shard's slot, as
+ * every script call's do, so the same calls run on a Redis Cluster.
+ */
+export class StepCommit {
+  private pending = new Map<number, PendingStep[]>();
+  private flushQueued = false;
+
+  constructor(private readonly scripts: Pick<TaskScripts, 'run'>) {}
+
+  /** Records one step (its ten keys and record-step's arguments) with the others of this tick. */
+  record(shard: number, keys: readonly string[], args: (string | number)[]): Promise<StepReply> {
+    return new Promise<StepReply>((resolve, reject) => {
+      let steps = this.pending.get(shard);
+      if (!steps) this.pending.set(shard, (steps = []));
+      steps.push({ keys, args, resolve, reject });
+      if (steps.length >= MAX_STEPS_PER_CALL) {
+        this.pending.delete(shard);
+        this.send(steps);
+      } else if (!this.flushQueued) {
+        this.flushQueued = true;
+        // process.nextTick, queued from a promise callback, runs once the tick's callbacks have run.
+        process.nextTick(this.flush);
+      }
+    });
+  }
+
+  private readonly flush = (): void => {
+    this.flushQueued = false;
+    const groups = this.pending;
+    this.pending = new Map();
+    for (const steps of groups.values()) this.send(steps);
+  };
+
+  private send(steps: PendingStep[]): void {
+    const keys: string[] = [];
+    const args: (string | number)[] = [];
+    for (const step of steps) {
+      for (const key of step.keys) keys.push(key);
+      args.push(step.args.length);
+      for (const arg of step.args) args.push(arg);
+    }
+    this.scripts.run<(StepReply | StepFailure)[]>('record-steps', keys, args).then(
+      (replies) => {
+        for (let i = 0; i < steps.length; i++) {
+          const reply = replies[i];
+          if (reply[0] === 'error') steps[i].reject(storeFullOf(new Error(reply[1])));
+          else steps[i].resolve(reply);
+        }
+      },
+      // The call itself failed (Redis full before any write, the connection lost): each step hears it.
+      (error: unknown) => {
+        for (const step of steps) step.reject(error);
+      },
+    );
+  }
+}

@@ -1,0 +1,119 @@
+import { clusterSlot } from '@vigil/redis';
+import {
+  RedisTestContext,
+  newNoopTask,
+  observeScriptCalls,
+  TEST_CLAIM,
+  redisLifecycle,
+} from '@vigil/testing';
+import { MAX_STEPS_PER_CALL, StaleAttemptError, StepRecorder, TaskRepository } from '@vigil/tasks';
+
+/** The group commit of steps (StepCommit): one record-steps.lua call per shard and tick. */
+describe('steps recorded in the same tick', () => {
+  const ctx = new RedisTestContext('step-commit', { SHARDS: '4' });
+  const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+  const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+  const { lifecycle } = redisLifecycle(ctx);
+  let observed: ReturnType<typeof observeScriptCalls>;
+
+  beforeEach(() => {
+    observed = observeScriptCalls();
+  });
+  afterEach(() => observed.restore());
+  afterAll(() => ctx.close());
+
+  const running = async (id: string) => {
+    const { task } = await tasks.create(id, newNoopTask());
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    return task;
+  };
+  const step = (taskId: string, attempt = 1) => ({
+    taskId,
+    attempt,
+    action: {
+      attempt,
+      slice: 1,
+      tool: 'noop_step',
+      key: `step:${taskId}`,
+      args: {},
+      startedAt: 0,
+      durationMs: 0,
+    },
+    succeeded: true,
+    currentStep: `noop_step ${taskId}`,
+  });
+  const recordCalls = () => observed.calls.filter((call) => call.name === 'record-steps');
+
+  it('goes in one call per shard, each step answered with its own figures and logged under its task', async () => {
+    const ids = Array.from({ length: 24 }, (_, i) => `commit-${i}`);
+    for (const id of ids) await running(id);
+    const shards = new Set(ids.map((id) => ctx.keys.shardOf(id)));
+    expect(shards.size).toBeGreaterThan(1);
+
+    const recorded = await Promise.all(ids.map((id) => recorder.record(step(id))));
+
+    expect(recordCalls()).toHaveLength(shards.size);
+    for (const call of recordCalls()) expect(new Set(call.keys.map(clusterSlot)).size).toBe(1);
+    expect(recorded.map((r) => [r.step, r.completedUnits])).toEqual(ids.map(() => [1, 1]));
+    for (const id of ids) {
+      const [entry] = await ctx.redis.lrange(ctx.keys.actions(id), 0, -1);
+      expect(JSON.parse(entry)).toMatchObject({ step: 1, key: `step:${id}` });
+      expect((await tasks.get(id))?.currentStep).toBe(`noop_step ${id}`);
+    }
+  });
+
+  it('answers each step on its own: a refused step and one whose script fails leave the others applied', async () => {
+    // One shard for all three, so they share a call.
+    const [applied, stale, broken] = ['a', 'b', 'c'].map((name) => {
+      let i = 0;
+      while (ctx.keys.shardOf(`mixed-${name}-${i}`) !== 0) i++;
+      return `mixed-${name}-${i}`;
+    });
+    await running(applied);
+    const staleTask = await running(stale);
+    await lifecycle.failAttempt(staleTask, { attempt: 1, reason: 'hung_call', during: 'slice' });
+    await running(broken);
+    // Its action log is not a list: the step's first write raises WRONGTYPE inside the call.
+    await ctx.redis.set(ctx.keys.actions(broken), 'not a list');
+
+    const outcomes = await Promise.allSettled(
+      [applied, stale, broken].map((id) => recorder.record(step(id))),
+    );
+
+    expect(recordCalls()).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { step: 1 } });
+    expect(outcomes[1]).toMatchObject({ status: 'rejected' });
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(StaleAttemptError);
+    expect(outcomes[2]).toMatchObject({
+      status: 'rejected',
+      reason: expect.objectContaining({ message: expect.stringMatching(/WRONGTYPE/) }),
+    });
+    expect(await ctx.redis.llen(ctx.keys.actions(applied))).toBe(1);
+    expect(await ctx.redis.llen(ctx.keys.actions(stale))).toBe(0);
+    expect(await ctx.redis.get(ctx.keys.actions(broken))).toBe('not a list');
+    expect(await ctx.redis.scard(ctx.keys.doneSteps(broken))).toBe(0);
+  });
+
+  it(`carries at most ${MAX_STEPS_PER_CALL} steps in one call`, async () => {
+    const ids: string[] = [];
+    for (let i = 0; ids.length < MAX_STEPS_PER_CALL * 2 + 5; i++)
+      if (ctx.keys.shardOf(`many-${i}`) === 1) ids.push(`many-${i}`);
+    for (const id of ids) await running(id);
+
+    await Promise.all(ids.map((id) => recorder.record(step(id))));
+
+    expect(recordCalls().map((call) => call.keys.length / 10)).toEqual([
+      MAX_STEPS_PER_CALL,
+      MAX_STEPS_PER_CALL,
+      5,
+    ]);
+    for (const id of ids) expect(await ctx.redis.llen(ctx.keys.actions(id))).toBe(1);
+  });
+
+  it('records steps sent in different ticks in calls of their own', async () => {
+    const ids = ['apart-1', 'apart-2'];
+    for (const id of ids) await running(id);
+    for (const id of ids) await recorder.record(step(id));
+    expect(recordCalls()).toHaveLength(2);
+  });
+});
