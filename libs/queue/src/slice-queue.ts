@@ -24,6 +24,11 @@ export class SliceQueue {
     this.options = { ...SLICE_JOB_OPTIONS, ...removalOptions(retention) };
   }
 
+  /** The shard of a task: which queue (and which of a Worker's processors) its slices go through. */
+  shardOf(taskId: string): number {
+    return this.keys.shardOf(taskId);
+  }
+
   queueFor(taskId: string): Queue {
     return this.queues[this.keys.shardOf(taskId)];
   }

@@ -53,18 +53,39 @@ describe('slices continued in place', () => {
     expect(await jobOf(task.id, 3)).toBeUndefined();
   });
 
-  it('with a slice job waiting on the shard, it hands the task on through the queue', async () => {
+  it('with a slice job waiting on the shard and every place of the Worker taken, it hands the task on through the queue', async () => {
     const { task: waiting } = await tasks.create('waiting', newNoopTask({ input: { steps: 1 } }));
     await harness.slices.publish({ taskId: waiting.id, attempt: 1, slice: 1, reason: 'created' });
     const { task } = await tasks.create('handed-on', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
 
-    // A Worker of its own: what the first test's Worker learned of the queue is a second old at most.
-    const fresh = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), { continueInPlace: true });
-    const outcome = await fresh.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+    // A Worker of its own, with one place, which this task's job holds.
+    const full = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), {
+      continueInPlace: true,
+      workerConcurrency: 1,
+    });
+    const outcome = await full.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
 
     expect(outcome).toBe('next_slice');
     expect(await tasks.get(task.id)).toMatchObject({ status: 'queued', sliceCount: 1 });
     expect(await jobOf(task.id, 2)).toBeDefined();
+    await (await jobOf(waiting.id, 1))?.remove();
+  });
+
+  it('with a slice job waiting but a free place in the Worker, it continues: the place takes the job', async () => {
+    const { task: waiting } = await tasks.create('waiting-2', newNoopTask({ input: { steps: 1 } }));
+    await harness.slices.publish({ taskId: waiting.id, attempt: 1, slice: 1, reason: 'created' });
+    const { task } = await tasks.create('free-place', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
+
+    const roomy = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), {
+      continueInPlace: true,
+      workerConcurrency: 2,
+    });
+    const outcome = await roomy.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+
+    expect(outcome).toBe('verifying');
+    expect(await tasks.get(task.id)).toMatchObject({ status: 'verifying', sliceCount: 3 });
+    expect(await jobOf(task.id, 2)).toBeUndefined();
+    expect(await jobOf(waiting.id, 1)).toBeDefined();
   });
 
   it('continue_slice is fenced by the attempt and refused for a task that is not running', async () => {

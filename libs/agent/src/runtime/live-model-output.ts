@@ -157,10 +157,15 @@ export class LiveCallOutput {
   }
 }
 
+/** This process's part of every call id: random once, not per slice (randomBytes is a system call). */
+const PROCESS_TAG = randomBytes(6).toString('hex');
+/** Slices of this process so far: the rest of a slice's prefix. */
+let slicesOpened = 0;
+
 /** The calls of one slice: each gets an id unique across processes and attempts. */
 export class LiveCalls {
   private count = 0;
-  private readonly prefix = randomBytes(4).toString('hex');
+  private readonly prefix = `${PROCESS_TAG}${(++slicesOpened).toString(36)}`;
   /** When this slice last set the expiry of the task's live output (0: not yet). */
   private expirySetAt = 0;
 

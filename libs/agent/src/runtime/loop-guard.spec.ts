@@ -34,6 +34,14 @@ describe('callKey', () => {
     expect(callKey('search', { q: 'x', tags: ['a', 'b'], n: '1' })).not.toBe(base);
   });
 
+  it('tells long arguments apart by their digest, and never takes one for short arguments', () => {
+    const long = (tail: string) => ({ text: `${'x'.repeat(80)}${tail}` });
+    expect(callKey('write', long('a'))).toBe(callKey('write', long('a')));
+    expect(callKey('write', long('a'))).not.toBe(callKey('write', long('b')));
+    expect(callKey('write', long('a'))).toMatch(/^write #[\w-]{22}$/);
+    expect(callKey('write', { n: 1 })).toBe('write {"n":1}');
+  });
+
   it('ignores an argument that is undefined, as the recorded JSON does', () => {
     expect(callKey('search', { q: 'x', page: undefined })).toBe(callKey('search', { q: 'x' }));
   });

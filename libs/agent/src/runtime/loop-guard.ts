@@ -20,13 +20,20 @@ const COUNTED_ACTIONS = 500;
 /** Arguments quoted in a loop's description, at most. */
 const SHOWN_ARGS_CHARS = 200;
 
+/** Canonical arguments up to this long are their own key; longer ones are kept as a digest. */
+const KEYED_ARGS_CHARS = 64;
+
 /**
- * The identity of a call: its tool and a digest of its arguments as canonical JSON (keys sorted at
- * every depth), so the same arguments in another order are the same call, and different arguments
- * are another call whatever the tool answers.
+ * The identity of a call: its tool and its arguments as canonical JSON (keys sorted at every
+ * depth), so the same arguments in another order are the same call, and different arguments are
+ * another call whatever the tool answers. Short arguments are the key as they are (a digest per
+ * step costs more than the text it replaces); longer ones a digest, marked by `#`, which no JSON
+ * text starts with.
  */
 export function callKey(tool: string, args: Record<string, unknown>): string {
-  return `${tool} ${createHash('sha256').update(canonicalJson(args)).digest('base64url').slice(0, 22)}`;
+  const json = canonicalJson(args);
+  if (json.length <= KEYED_ARGS_CHARS) return `${tool} ${json}`;
+  return `${tool} #${createHash('sha256').update(json).digest('base64url').slice(0, 22)}`;
 }
 
 function looping(detail: string): SliceResult {

@@ -6,16 +6,52 @@ import type { ClaimedSlice, SliceSetup } from './slice-setup';
  * Whether a slice that used its steps runs the task's next slice at once in this Worker, under
  * the same BullMQ job, instead of handing it on through the queue (docs/ARCHITECTURE.md,
  * "Named transitions"). Only when that changes nothing another task or a deploy would see: the Worker is
- * not draining (a deploy hands every slice on), no slice job waits on the task's shard for a
- * Worker (a waiting task gets the place as it would after a hand-off), and the next slice is
- * within TASK_MAX_SLICES (`sliceCount`: the task's slices so far, this one included; the claim
- * that refuses one past the limit stays the one place that does).
+ * not draining (a deploy hands every slice on), the next slice is within TASK_MAX_SLICES
+ * (`sliceCount`: the task's slices so far, this one included; the claim that refuses one past the
+ * limit stays the one place that does), and no task waits for the place: either this Worker's
+ * processor of the shard has a free one (`jobsHere`, its slice jobs running now, is below
+ * WORKER_CONCURRENCY: a job waiting is one it takes at once), or no slice job waits on the shard.
+ * Asking the queue only when the processor is full also keeps a burst of hand-offs from feeding
+ * itself: each hand-off's job waits a moment before it is taken, and would make the next slice's
+ * check hand on too.
  */
-export async function continuesHere(setup: SliceSetup, taskId: string, sliceCount: number): Promise<boolean> {
+export async function continuesHere(
+  setup: SliceSetup,
+  taskId: string,
+  sliceCount: number,
+  jobsHere: number,
+): Promise<boolean> {
   const queue = setup.services.sliceQueue;
   if (!queue || setup.active.draining) return false;
-  if (sliceCount >= setup.services.config.taskMaxSlices) return false;
+  const { taskMaxSlices, workerConcurrency } = setup.services.config;
+  if (sliceCount >= taskMaxSlices) return false;
+  if (jobsHere < workerConcurrency) return true;
   return !(await queue.hasBacklog(taskId));
+}
+
+/**
+ * The slice jobs a Worker runs now, by shard: each shard's processor runs WORKER_CONCURRENCY at
+ * most. Counted by the task a job is for, on its shard.
+ */
+export class JobsInFlight {
+  private readonly byShard = new Map<number, number>();
+
+  constructor(private readonly shardOf: (taskId: string) => number) {}
+
+  enter(taskId: string): void {
+    const shard = this.shardOf(taskId);
+    this.byShard.set(shard, (this.byShard.get(shard) ?? 0) + 1);
+  }
+
+  leave(taskId: string): void {
+    const shard = this.shardOf(taskId);
+    this.byShard.set(shard, (this.byShard.get(shard) ?? 0) - 1);
+  }
+
+  /** The jobs running now on the task's shard, its own included. */
+  count(taskId: string): number {
+    return this.byShard.get(this.shardOf(taskId)) ?? 0;
+  }
 }
 
 /**

@@ -32,7 +32,7 @@ import {
 import { resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
-import { continuesHere, reloadContinued } from './slice-continuation';
+import { continuesHere, JobsInFlight, reloadContinued } from './slice-continuation';
 
 export { WORKER_ID } from './slice-services';
 export type { SliceOutcome } from './slice-hand-off';
@@ -46,6 +46,7 @@ export type { SliceOutcome } from './slice-hand-off';
 export class SliceRunner {
   private readonly logger = new Logger(SliceRunner.name);
   private readonly setup: SliceSetup;
+  private readonly jobs: JobsInFlight;
 
   constructor(
     private readonly tasks: TaskRepository,
@@ -57,6 +58,7 @@ export class SliceRunner {
     private readonly services: SliceServices,
   ) {
     this.setup = { tasks, contexts, heldContexts, services, active, logger: this.logger };
+    this.jobs = new JobsInFlight((taskId) => services.sliceQueue?.shardOf(taskId) ?? 0);
   }
 
   /** True once this Worker is shutting down: new slice jobs go back to the queue for another. */
@@ -70,6 +72,15 @@ export class SliceRunner {
    * `continued` hears of each slice that did. Answers how the last slice ended.
    */
   async run(job: SliceJob, continued?: (slice: number) => void): Promise<SliceOutcome> {
+    this.jobs.enter(job.taskId);
+    try {
+      return await this.runJob(job, continued);
+    } finally {
+      this.jobs.leave(job.taskId);
+    }
+  }
+
+  private async runJob(job: SliceJob, continued?: (slice: number) => void): Promise<SliceOutcome> {
     let claimed: Awaited<ReturnType<SliceRunner['claim']>>;
     try {
       claimed = await this.claim(job);
@@ -184,7 +195,8 @@ export class SliceRunner {
             loops: created.loops.counts(),
           });
       };
-      if (result.end === 'next_slice' && (await continuesHere(this.setup, task.id, sliceCount))) {
+      const jobsHere = this.jobs.count(task.id);
+      if (result.end === 'next_slice' && (await continuesHere(this.setup, task.id, sliceCount, jobsHere))) {
         await this.lifecycle.continueSlice(task, this.claimFields(task, job));
         keepContext();
         return 'continued';

@@ -14,6 +14,7 @@ export const SLICE_SETTING_FIELDS = [
   'loopRepeatLimit',
   'loopIdleCalls',
   'taskMaxSlices',
+  'workerConcurrency',
   'visionMaxImages',
   'anthropicApiKey',
   'geminiApiKey',

@@ -13,6 +13,12 @@ type StepFailure = ['error', string];
  */
 export const MAX_STEPS_PER_CALL = 64;
 
+/** What the steps of one shard share in a call: its three keys and record-steps.lua's ARGV[1..3]. */
+export interface ShardPart {
+  keys: readonly string[];
+  args: readonly (string | number)[];
+}
+
 interface PendingStep {
   keys: readonly string[];
   args: (string | number)[];
@@ -32,9 +38,12 @@ export class StepCommit {
   private pending = new Map<number, PendingStep[]>();
   private flushQueued = false;
 
-  constructor(private readonly scripts: Pick<TaskScripts, 'run'>) {}
+  constructor(
+    private readonly scripts: Pick<TaskScripts, 'run'>,
+    private readonly shardPart: (shard: number) => ShardPart,
+  ) {}
 
-  /** Records one step (its ten keys and record-step's arguments) with the others of this tick. */
+  /** Records one step (its seven keys and record-step's arguments) with the others of this tick. */
   record(shard: number, keys: readonly string[], args: (string | number)[]): Promise<StepReply> {
     return new Promise<StepReply>((resolve, reject) => {
       let steps = this.pending.get(shard);
@@ -42,7 +51,7 @@ export class StepCommit {
       steps.push({ keys, args, resolve, reject });
       if (steps.length >= MAX_STEPS_PER_CALL) {
         this.pending.delete(shard);
-        this.send(steps);
+        this.send(shard, steps);
       } else if (!this.flushQueued) {
         this.flushQueued = true;
         // process.nextTick, queued from a promise callback, runs once the tick's callbacks have run.
@@ -55,12 +64,13 @@ export class StepCommit {
     this.flushQueued = false;
     const groups = this.pending;
     this.pending = new Map();
-    for (const steps of groups.values()) this.send(steps);
+    for (const [shard, steps] of groups) this.send(shard, steps);
   };
 
-  private send(steps: PendingStep[]): void {
-    const keys: string[] = [];
-    const args: (string | number)[] = [];
+  private send(shard: number, steps: PendingStep[]): void {
+    const part = this.shardPart(shard);
+    const keys = [...part.keys];
+    const args = [...part.args];
     for (const step of steps) {
       for (const key of step.keys) keys.push(key);
       args.push(step.args.length);

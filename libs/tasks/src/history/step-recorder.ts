@@ -7,7 +7,7 @@ import { TASK_SETTINGS, type TaskSettings } from '../task-settings';
 import type { TaskStatus } from '../task-status';
 import type { NewArtifactEntry } from '../artifacts/artifact.types';
 import type { ActionRecord, JournalEntry } from './history.types';
-import { StepCommit } from './step-commit';
+import { StepCommit, type ShardPart } from './step-commit';
 
 export interface StepRecord {
   taskId: string;
@@ -50,8 +50,10 @@ const KEY_CACHE_SIZE = 4096;
  */
 @Injectable()
 export class StepRecorder {
-  /** includes/record-step.lua's ten keys by task: built once per task, not on every step. */
+  /** A task's seven keys of includes/record-step.lua and its shard: built once per task, not on every step. */
   private readonly keyLists = new BoundedMemo<{ shard: number; keys: readonly string[] }>(KEY_CACHE_SIZE);
+  /** What the steps of a shard share in a call, by shard. */
+  private readonly shardParts = new Map<number, ShardPart>();
   private readonly commit: StepCommit;
 
   constructor(
@@ -64,7 +66,7 @@ export class StepRecorder {
     >,
     scripts: TaskScripts = new TaskScripts(redis),
   ) {
-    this.commit = new StepCommit(scripts);
+    this.commit = new StepCommit(scripts, (shard) => this.shardPartOf(shard));
   }
 
   /**
@@ -92,13 +94,10 @@ export class StepRecorder {
         record.finding === undefined ? '' : JSON.stringify(record.finding),
         record.currentStep,
         record.message ? JSON.stringify(record.message) : '',
-        this.config.eventStreamMaxLen,
         record.spentUsd ? record.spentUsd.toFixed(6) : '',
         record.writer ?? '',
         record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
         record.writerSeq ?? '',
-        this.config.progressEventIntervalMs,
-        this.deadlineSlackMs,
         ...(record.artifacts ?? []).map((entry) => JSON.stringify(entry)),
       ]);
     if (code !== ScriptCode.Applied)
@@ -110,12 +109,24 @@ export class StepRecorder {
     return { step, completedUnits, consecutiveErrors, contextVersion, steerCount };
   }
 
+  /** record-steps.lua's keys and arguments for every step of a shard: its indexes and the settings. */
+  private shardPartOf(shard: number): ShardPart {
+    let part = this.shardParts.get(shard);
+    if (!part) {
+      part = {
+        keys: [this.keys.events(shard), this.keys.deadlineIndex(shard), this.keys.callDeadlineIndex(shard)],
+        args: [this.config.eventStreamMaxLen, this.config.progressEventIntervalMs, this.deadlineSlackMs],
+      };
+      this.shardParts.set(shard, part);
+    }
+    return part;
+  }
+
   private keysOf(id: string): { shard: number; keys: readonly string[] } {
     const kept = this.keyLists.get(id);
     if (kept) return kept;
-    const shard = this.keys.shardOf(id);
     return this.keyLists.set(id, {
-      shard,
+      shard: this.keys.shardOf(id),
       keys: [
         this.keys.task(id),
         this.keys.actions(id),
@@ -123,9 +134,6 @@ export class StepRecorder {
         this.keys.outputs(id),
         this.keys.journal(id),
         this.keys.findings(id),
-        this.keys.events(shard),
-        this.keys.deadlineIndex(shard),
-        this.keys.callDeadlineIndex(shard),
         this.keys.artifacts(id),
       ],
     });

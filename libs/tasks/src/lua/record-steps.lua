@@ -2,13 +2,20 @@
   The steps a Worker's slices recorded within one tick of its event loop, in one round trip: a
   group commit (docs/ARCHITECTURE.md, "Throughput: what one step costs"). Each step is applied on
   its own, in order, by includes/record-step.lua (fenced, atomic with the rest of the call), and
-  answers on its own: a step refused, or one that fails, leaves the others as they are.
+  answers on its own: a step refused, or one that fails, leaves the others as they are. The steps
+  share a shard: the shard's keys and the settings come once per call, not once per step.
 
-  KEYS[1..n] the steps' keys, ten per step in the order includes/record-step.lua lists them: the
-             step i has KEYS[10(i-1)+1 .. 10i]
+  KEYS[1] event stream of the shard
+  KEYS[2] deadline index of the shard
+  KEYS[3] call-deadline index of the shard
+  KEYS[4..n] seven per step, in the order includes/record-step.lua lists them: the step i has
+             KEYS[3 + 7(i-1) + 1 .. 3 + 7i]
 
-  ARGV, per step in the order of its keys: the count c of its arguments, then those c arguments
-  (includes/record-step.lua's ARGV[1..c]).
+  ARGV[1] event stream max length (approximate)
+  ARGV[2] least time between two task.progress events of a task (ms; 0: one per step)
+  ARGV[3] slack of the deadline index (ms; see includes/record-step.lua)
+  ARGV[4..], per step in the order of its keys: the count c of its arguments, then those c
+  arguments (includes/record-step.lua's +1..+c).
 
   Returns one reply per step, in order: record-step's {code, status, attempt, step,
   completedUnits, consecutiveErrors, contextVersion, steerCount}, or {'error', message} for a
@@ -16,18 +23,18 @@
 ]]
 --- @include "record-step"
 
+local shared = {events = KEYS[1], deadlineIndex = KEYS[2], callDeadlineIndex = KEYS[3],
+  streamMaxLen = ARGV[1], progressIntervalMs = tonumber(ARGV[2]), slackMs = tonumber(ARGV[3])}
 local replies = {}
-local at = 1
-for first = 1, #KEYS, 10 do
-  local count = tonumber(ARGV[at])
-  local keys = {unpack(KEYS, first, first + 9)}
-  local args = {unpack(ARGV, at + 1, at + count)}
-  at = at + count + 1
-  local ok, reply = pcall(recordStep, keys, args)
+local a = 3
+for k = 3, #KEYS - 7, 7 do
+  local n = tonumber(ARGV[a + 1])
+  local ok, reply = pcall(recordStep, shared, k, a + 1, n)
   if not ok then
     -- redis.call raises a table ({err = …}) for a refused command, a string for a Lua error.
     reply = {'error', type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
   end
   replies[#replies + 1] = reply
+  a = a + 1 + n
 end
 return replies

@@ -57,6 +57,8 @@ export interface RunnerOptions {
    * (docs/ARCHITECTURE.md, "Named transitions"); without it every slice hands on through the queue.
    */
   continueInPlace?: boolean;
+  /** WORKER_CONCURRENCY as this runner's Worker has it (else the context's). */
+  workerConcurrency?: number;
 }
 
 /**
@@ -173,7 +175,7 @@ export class SliceRunnerHarness {
         ledger,
         new CallWatchdog(config),
         new LoopLag(),
-        config,
+        { ...config, workerConcurrency: options.workerConcurrency ?? config.workerConcurrency },
         options.workerId ?? 'worker-under-test',
         undefined,
         undefined,
