@@ -14,8 +14,7 @@ import {
   TERMINAL_STATUSES,
 } from '@vigil/tasks';
 import { VIGIL, type TraceSpan } from '@vigil/telemetry';
-import { ActiveSlices, DrainDeadlineError } from './active-slices';
-import { HungCallError } from './call-watchdog';
+import { ActiveSlices } from './active-slices';
 import { HeartbeatTimer } from './heartbeat-timer';
 import { SliceContextCache } from './slice-context';
 import { SliceServices } from './slice-services';
@@ -33,6 +32,7 @@ import { resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
 import { continuesHere, JobsInFlight, reloadContinued } from './slice-continuation';
+import { interrupted, storeFull } from './slice-interruptions';
 
 export { WORKER_ID } from './slice-services';
 export type { SliceOutcome } from './slice-hand-off';
@@ -86,7 +86,7 @@ export class SliceRunner {
       claimed = await this.claim(job);
     } catch (error) {
       // Nothing was claimed: the task is as it was, and a Watcher publishes it again when due.
-      if (error instanceof StoreFullError) return this.storeFull(job, 'before its claim');
+      if (error instanceof StoreFullError) return storeFull(job, 'before its claim');
       throw error;
     }
     if (typeof claimed === 'string') return claimed;
@@ -103,7 +103,7 @@ export class SliceRunner {
         current = next;
       }
     } catch (error) {
-      if (error instanceof StoreFullError) return this.storeFull(job, 'between two slices');
+      if (error instanceof StoreFullError) return storeFull(job, 'between two slices');
       throw error;
     } finally {
       // The renewals stop; the place itself goes back with the move that ended the task's slices.
@@ -204,56 +204,11 @@ export class SliceRunner {
       return await handOff(this.lifecycle, task, job, result, keepContext);
     } catch (error) {
       heartbeat.stop();
-      return await this.ended(task, job, controller.signal, error);
+      return await interrupted(this.lifecycle, task, job, controller.signal, error);
     } finally {
       heartbeat.stop();
       this.active.release(task.id, controller);
     }
-  }
-
-  /**
-   * A slice that ended by an abort or a refused write: a hung call ends the attempt (`hung_call`), a
-   * drain past its deadline hands the task on, a stop, pause or recovery means it is not ours.
-   */
-  private async ended(
-    task: TaskRecord,
-    job: SliceJob,
-    signal: AbortSignal,
-    error: unknown,
-  ): Promise<SliceOutcome> {
-    const reason: unknown = signal.aborted ? signal.reason : error;
-    if (reason instanceof StoreFullError || error instanceof StoreFullError)
-      return this.storeFull(job, 'after its last recorded step');
-    if (!signal.aborted && !isFencingError(error)) throw error;
-    try {
-      if (reason instanceof HungCallError) {
-        await failAttempt(this.lifecycle, task, job.attempt, 'hung_call', reason.message, 'slice');
-        return 'failed_attempt';
-      }
-      if (reason instanceof DrainDeadlineError) {
-        return await handOff(this.lifecycle, task, job, { end: 'next_slice' }, () => undefined);
-      }
-    } catch (refused) {
-      if (refused instanceof StoreFullError) return this.storeFull(job, 'at its hand-off');
-      if (!isFencingError(refused) && !(refused instanceof IllegalTransitionError)) throw refused;
-    }
-    this.logger.log(`task ${task.id} attempt ${job.attempt}: slice abandoned (${String(reason)})`);
-    return 'aborted';
-  }
-
-  /**
-   * Redis is full and refused a write (docs/operations.md, "A full Redis"): the slice ends where it
-   * is, with no further tool call (a write that cannot be journalled is never made) and no failed
-   * attempt (that write would be refused too). The task keeps its last recorded step; its heartbeat
-   * goes stale and the Watcher continues it, with no retry counted, once writes succeed again.
-   * Logged once per slice.
-   */
-  private storeFull(job: SliceJob, where: string): SliceOutcome {
-    this.logger.warn(
-      `task ${job.taskId} attempt ${job.attempt} slice ${job.slice}: store_full: Redis is full and refused a write; ` +
-        `the slice ends ${where}, no further tool call, no failure counted`,
-    );
-    return 'store_full';
   }
 
   /**
