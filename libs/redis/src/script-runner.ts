@@ -1,4 +1,5 @@
 import type { Redis } from 'ioredis';
+import { PreparedScript } from './prepared-script-call';
 
 export interface ScriptDefinition {
   /** The command name registered on the connection (the `.lua` file's name). */
@@ -19,6 +20,7 @@ type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
 export class ScriptRunner {
   private readonly defined = new Set<string>();
   private readonly variable = new Set<string>();
+  private readonly prepared = new Map<string, PreparedScript>();
 
   constructor(
     private readonly redis: Redis,
@@ -32,8 +34,22 @@ export class ScriptRunner {
         ...(variable ? {} : { numberOfKeys: script.numberOfKeys as number }),
       });
       this.defined.add(script.name);
-      if (variable) this.variable.add(script.name);
+      if (variable) {
+        this.variable.add(script.name);
+        this.prepared.set(script.name, new PreparedScript(script.lua));
+      }
     }
+  }
+
+  /**
+   * A call of a script over as many keys as it is given, with a long list of string arguments
+   * (see PreparedScript): what the group commit of steps sends.
+   */
+  runMany<T = unknown>(name: string, keys: readonly string[], args: readonly string[]): Promise<T> {
+    const script = this.prepared.get(name);
+    if (!script)
+      return Promise.reject(new Error(`Lua script ${name} was not loaded as a variable-key script`));
+    return script.run<T>(this.redis, keys, args);
   }
 
   run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {

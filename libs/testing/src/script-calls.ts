@@ -6,17 +6,36 @@ export interface ScriptCall {
   keys: readonly string[];
 }
 
+type Method = 'run' | 'runMany';
+
 /**
  * Lists every script call made through any ScriptRunner from now on (each still runs), until
  * `restore`: how a test sees which keys a call touched and how many calls a burst took.
  */
 export function observeScriptCalls(): { calls: ScriptCall[]; restore: () => void } {
   const calls: ScriptCall[] = [];
-  const original = Object.getOwnPropertyDescriptor(ScriptRunner.prototype, 'run')!;
-  const run = original.value as ScriptRunner['run'];
-  ScriptRunner.prototype.run = function (this: ScriptRunner, name, keys, args) {
-    calls.push({ name, keys });
-    return run.call(this, name, keys, args);
-  } as ScriptRunner['run'];
-  return { calls, restore: () => Object.defineProperty(ScriptRunner.prototype, 'run', original) };
+  const originals = (['run', 'runMany'] as const).map((method: Method) => {
+    const original = Object.getOwnPropertyDescriptor(ScriptRunner.prototype, method)!;
+    const call = original.value as (
+      this: ScriptRunner,
+      name: string,
+      keys: readonly string[],
+      args: never,
+    ) => unknown;
+    Object.defineProperty(ScriptRunner.prototype, method, {
+      ...original,
+      value: function (this: ScriptRunner, name: string, keys: readonly string[], args: never) {
+        calls.push({ name, keys });
+        return call.call(this, name, keys, args);
+      },
+    });
+    return [method, original] as const;
+  });
+  return {
+    calls,
+    restore: () => {
+      for (const [method, original] of originals)
+        Object.defineProperty(ScriptRunner.prototype, method, original);
+    },
+  };
 }

@@ -3,6 +3,7 @@ import {
   RedisTestContext,
   newNoopTask,
   observeScriptCalls,
+  SmallRedis,
   TEST_CLAIM,
   redisLifecycle,
 } from '@vigil/testing';
@@ -115,5 +116,47 @@ describe('steps recorded in the same tick', () => {
     for (const id of ids) await running(id);
     for (const id of ids) await recorder.record(step(id));
     expect(recordCalls()).toHaveLength(2);
+  });
+});
+
+/** A server without the script (new, restarted, SCRIPT FLUSH): the call sends its source once. */
+describe('steps recorded on a server that does not hold record-steps.lua', () => {
+  let small: SmallRedis;
+  let ctx: RedisTestContext;
+  beforeAll(async () => {
+    small = await SmallRedis.start({ portOffset: 4 });
+    ctx = new RedisTestContext('step-commit-noscript', { REDIS_URL: small.url });
+  });
+  afterAll(async () => {
+    await ctx?.close();
+    await small?.stop();
+  });
+
+  it('loads it with the call and records the step, on a new server and after SCRIPT FLUSH', async () => {
+    const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
+    const recorder = new StepRecorder(ctx.redis, ctx.keys, ctx.config);
+    const { lifecycle } = redisLifecycle(ctx);
+    const { task } = await tasks.create('noscript', newNoopTask());
+    await lifecycle.claimSlice(task, { attempt: 1, ...TEST_CLAIM });
+    const step = (n: number) => ({
+      taskId: task.id,
+      attempt: 1,
+      action: {
+        attempt: 1,
+        slice: 1,
+        tool: 'noop_step',
+        key: `step:${n}`,
+        args: {},
+        startedAt: 0,
+        durationMs: 0,
+      },
+      succeeded: true,
+      currentStep: `step ${n}`,
+    });
+
+    expect(await recorder.record(step(0))).toMatchObject({ step: 1, completedUnits: 1 });
+    await small.admin.script('FLUSH');
+    expect(await recorder.record(step(1))).toMatchObject({ step: 2, completedUnits: 2 });
+    expect(await ctx.redis.llen(ctx.keys.actions(task.id))).toBe(2);
   });
 });

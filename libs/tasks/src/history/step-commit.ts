@@ -39,7 +39,7 @@ export class StepCommit {
   private flushQueued = false;
 
   constructor(
-    private readonly scripts: Pick<TaskScripts, 'run'>,
+    private readonly scripts: Pick<TaskScripts, 'runMany'>,
     private readonly shardPart: (shard: number) => ShardPart,
   ) {}
 
@@ -70,13 +70,13 @@ export class StepCommit {
   private send(shard: number, steps: PendingStep[]): void {
     const part = this.shardPart(shard);
     const keys = [...part.keys];
-    const args = [...part.args];
+    const args = part.args.map(String);
     for (const step of steps) {
       for (const key of step.keys) keys.push(key);
-      args.push(step.args.length);
-      for (const arg of step.args) args.push(arg);
+      args.push(String(step.args.length));
+      for (const arg of step.args) args.push(typeof arg === 'string' ? arg : String(arg));
     }
-    this.scripts.run<(StepReply | StepFailure)[]>('record-steps', keys, args).then(
+    this.scripts.runMany<(StepReply | StepFailure)[]>('record-steps', keys, args).then(
       (replies) => {
         for (let i = 0; i < steps.length; i++) {
           const reply = replies[i];

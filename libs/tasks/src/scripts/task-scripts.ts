@@ -63,6 +63,11 @@ export class TaskScripts {
     this.runner = new ScriptRunner(redis, taskScriptDefinitions());
   }
 
+  /** `run` for a call with a long list of string arguments (ScriptRunner.runMany). */
+  runMany<T = unknown>(name: TaskScriptName, keys: readonly string[], args: readonly string[]): Promise<T> {
+    return this.runner.runMany<T>(name, keys, args).catch(rejectStoreFull);
+  }
+
   /** A write refused because Redis is full rejects as StoreFullError (docs/operations.md, "A full Redis"). */
   run<T = unknown>(name: TaskScriptName, keys: readonly string[], args: (string | number)[]): Promise<T> {
     return this.runner.run<T>(name, keys, args).catch(rejectStoreFull);
