@@ -4,6 +4,7 @@ import {
   newNoopTask,
   observeScriptCalls,
   SmallRedis,
+  stepAction,
   TEST_CLAIM,
   redisLifecycle,
 } from '@vigil/testing';
@@ -31,15 +32,7 @@ describe('steps recorded in the same tick', () => {
   const step = (taskId: string, attempt = 1) => ({
     taskId,
     attempt,
-    action: {
-      attempt,
-      slice: 1,
-      tool: 'noop_step',
-      key: `step:${taskId}`,
-      args: {},
-      startedAt: 0,
-      durationMs: 0,
-    },
+    action: { ...stepAction('noop_step', `step:${taskId}`, {}, { ok: true }), attempt },
     succeeded: true,
     currentStep: `noop_step ${taskId}`,
   });
@@ -141,15 +134,7 @@ describe('steps recorded on a server that does not hold record-steps.lua', () =>
     const step = (n: number) => ({
       taskId: task.id,
       attempt: 1,
-      action: {
-        attempt: 1,
-        slice: 1,
-        tool: 'noop_step',
-        key: `step:${n}`,
-        args: {},
-        startedAt: 0,
-        durationMs: 0,
-      },
+      action: stepAction('noop_step', `step:${n}`, {}, { ok: true }),
       succeeded: true,
       currentStep: `step ${n}`,
     });
