@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { PreparedScript } from './prepared-script-call';
+import { PreparedScript } from './prepared-script';
 
 export interface ScriptDefinition {
   /** The command name registered on the connection (the `.lua` file's name). */
@@ -19,7 +19,7 @@ type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
  */
 export class ScriptRunner {
   private readonly defined = new Set<string>();
-  private readonly variable = new Set<string>();
+  /** The variable-key scripts, each also ready to run with a long argument list (`runMany`). */
   private readonly prepared = new Map<string, PreparedScript>();
 
   constructor(
@@ -34,10 +34,7 @@ export class ScriptRunner {
         ...(variable ? {} : { numberOfKeys: script.numberOfKeys as number }),
       });
       this.defined.add(script.name);
-      if (variable) {
-        this.variable.add(script.name);
-        this.prepared.set(script.name, new PreparedScript(script.lua));
-      }
+      if (variable) this.prepared.set(script.name, new PreparedScript(script.lua));
     }
   }
 
@@ -55,7 +52,7 @@ export class ScriptRunner {
   run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {
     if (!this.defined.has(name)) return Promise.reject(new Error(`Lua script ${name} was not loaded`));
     const command = (this.redis as unknown as Record<string, ScriptCommand>)[name];
-    const counted: readonly (string | number)[] = this.variable.has(name) ? [keys.length, ...keys] : keys;
+    const counted: readonly (string | number)[] = this.prepared.has(name) ? [keys.length, ...keys] : keys;
     // The command's own promise, not one more async frame around it: this runs on every step.
     return command.apply(this.redis, counted.concat(args)) as Promise<T>;
   }

@@ -53,17 +53,22 @@ describe('slices continued in place', () => {
     expect(await jobOf(task.id, 3)).toBeUndefined();
   });
 
-  it('with a slice job waiting on the shard and every place of the Worker taken, it hands the task on through the queue', async () => {
-    const { task: waiting } = await tasks.create('waiting', newNoopTask({ input: { steps: 1 } }));
+  /** Another task's first slice waiting on the shard, and a task run by a Worker of `places` places. */
+  async function withJobWaiting(name: string, places: number) {
+    const { task: waiting } = await tasks.create(`${name}-waiting`, newNoopTask({ input: { steps: 1 } }));
     await harness.slices.publish({ taskId: waiting.id, attempt: 1, slice: 1, reason: 'created' });
-    const { task } = await tasks.create('handed-on', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
-
-    // A Worker of its own, with one place, which this task's job holds.
-    const full = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), {
+    const { task } = await tasks.create(name, newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
+    const worker = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), {
       continueInPlace: true,
-      workerConcurrency: 1,
+      workerConcurrency: places,
     });
-    const outcome = await full.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+    const outcome = await worker.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+    return { waiting, task, outcome };
+  }
+
+  it('with a slice job waiting on the shard and every place of the Worker taken, it hands the task on through the queue', async () => {
+    // One place, which this task's job holds.
+    const { waiting, task, outcome } = await withJobWaiting('handed-on', 1);
 
     expect(outcome).toBe('next_slice');
     expect(await tasks.get(task.id)).toMatchObject({ status: 'queued', sliceCount: 1 });
@@ -72,15 +77,7 @@ describe('slices continued in place', () => {
   });
 
   it('with a slice job waiting but a free place in the Worker, it continues: the place takes the job', async () => {
-    const { task: waiting } = await tasks.create('waiting-2', newNoopTask({ input: { steps: 1 } }));
-    await harness.slices.publish({ taskId: waiting.id, attempt: 1, slice: 1, reason: 'created' });
-    const { task } = await tasks.create('free-place', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
-
-    const roomy = new SliceRunnerHarness(ctx).runner(new FakeToolGateway([]), {
-      continueInPlace: true,
-      workerConcurrency: 2,
-    });
-    const outcome = await roomy.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+    const { waiting, task, outcome } = await withJobWaiting('free-place', 2);
 
     expect(outcome).toBe('verifying');
     expect(await tasks.get(task.id)).toMatchObject({ status: 'verifying', sliceCount: 3 });

@@ -16,7 +16,7 @@ export const MAX_STEPS_PER_CALL = 64;
 /** What the steps of one shard share in a call: its three keys and record-steps.lua's ARGV[1..3]. */
 export interface ShardPart {
   keys: readonly string[];
-  args: readonly (string | number)[];
+  args: readonly string[];
 }
 
 interface PendingStep {
@@ -70,7 +70,7 @@ export class StepCommit {
   private send(shard: number, steps: PendingStep[]): void {
     const part = this.shardPart(shard);
     const keys = [...part.keys];
-    const args = part.args.map(String);
+    const args = [...part.args];
     for (const step of steps) {
       for (const key of step.keys) keys.push(key);
       args.push(String(step.args.length));

@@ -115,7 +115,9 @@ export class StepRecorder {
     if (!part) {
       part = {
         keys: [this.keys.events(shard), this.keys.deadlineIndex(shard), this.keys.callDeadlineIndex(shard)],
-        args: [this.config.eventStreamMaxLen, this.config.progressEventIntervalMs, this.deadlineSlackMs],
+        args: [this.config.eventStreamMaxLen, this.config.progressEventIntervalMs, this.deadlineSlackMs].map(
+          String,
+        ),
       };
       this.shardParts.set(shard, part);
     }
