@@ -6,7 +6,7 @@ import { LineChild } from './lib/line-child';
 import { startApp, vmRssKiB } from './lib/processes';
 import type { Bench, BenchResults } from './lib/result';
 import { median, round, sleep } from './lib/stats';
-import { holdRss, rawRun, Run, TASKS, twoWorkerRun, vigilRun } from './lib/throughput-runs';
+import { holdRss, rawRun, Run, stackRun, TASKS, twoWorkerRun, vigilRun } from './lib/throughput-runs';
 /**
  * Issue 3: steps/s of 200 concurrent scripted noop tasks through a real worker process (its
  * production build, WORKER_CONCURRENCY=200) vs no-op jobs/s through a bare BullMQ worker with the
@@ -98,6 +98,18 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
       }
     }
     const peakKiB = Math.max(...rss);
+    // What a step costs the whole stack (the Worker, the Watcher verifying, the notifier reading
+    // events, the API) and Redis: the issue's "app CPU + Redis CPU per durable step".
+    const stack = await stackRun(
+      ctx,
+      dist,
+      worker,
+      steps,
+      Array.from({ length: rounds + 1 }, (_, i) => i - 1),
+    );
+    const stackApps = { worker: stack.processCpuMs, ...stack.othersCpuMs };
+    const stackAppsMs = Object.values(stackApps).reduce((sum, ms) => sum + ms, 0);
+    log(`throughput: whole stack ${stack.units} steps in ${stack.ms} ms`);
     // Full runs only (two more worker processes: about 5 s).
     const two = quick ? undefined : await twoWorkerRun(dist, steps);
     if (two) log(`throughput: two workers ${two.stepsPerSec} steps/s`);
@@ -125,6 +137,25 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
             'last round, whole run ÷ units: Redis commands (INFO commandstats, incl. slice hand-offs and BullMQ job ' +
             'handling), socket reads of the Redis server (INFO stats total_reads_processed: commands written ' +
             'together cost one), CPU ms of the consuming process (/proc/<pid>/stat), of its main thread alone (/proc/<pid>/task/<pid>/stat: the JavaScript, which one core bounds) and of the Redis server (INFO cpu)',
+        },
+      },
+      'throughput.stack_cpu_ms_per_step': {
+        value: round((stackAppsMs + stack.redisCpuMs) / stack.units),
+        unit: 'CPU ms per step: the four apps + Redis',
+        note:
+          `${TASKS} noop tasks × ${steps} steps through the same worker process with the API, a Watcher and the ` +
+          'notifier running beside it (from .dist-bench, default timings), from publishing the first slices to all ' +
+          'tasks completed (verified by the Watcher); after an untimed warm-up of the whole stack. CPU of each ' +
+          'process from /proc/<pid>/stat and of the Redis server (INFO cpu), over the run, ÷ steps.',
+        details: {
+          appsCpuMs: round(stackAppsMs / stack.units),
+          byApp: Object.fromEntries(
+            Object.entries(stackApps).map(([app, ms]) => [app, round(ms / stack.units)]),
+          ),
+          workerMainThreadCpuMs: round(stack.mainThreadCpuMs / stack.units),
+          redisCpuMs: round(stack.redisCpuMs / stack.units),
+          commands: round(stack.commands / stack.units),
+          stepsPerSec: round((stack.units / stack.ms) * 1000),
         },
       },
       'throughput.worker_rss_per_task': {

@@ -34,15 +34,24 @@ export interface Run {
   redisReads: number;
 }
 
-/** Wall time, Redis commands and CPU (consumer process and Redis server) around `work`. */
-async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<void>) {
+/**
+ * Wall time, Redis commands and CPU (the consumer process, any other processes named, and the
+ * Redis server) around `work`.
+ */
+async function measureRun(
+  ctx: BenchContext,
+  pid: number,
+  work: () => Promise<void>,
+  others: Record<string, number> = {},
+) {
   const before = await readCommandStats(ctx.stats);
-  const [cpu0, main0] = [cpuMs(pid), mainThreadCpuMs(pid)];
+  const othersCpu = () => Object.fromEntries(Object.entries(others).map(([name, id]) => [name, cpuMs(id)]));
+  const [cpu0, main0, others0] = [cpuMs(pid), mainThreadCpuMs(pid), othersCpu()];
   const [redis0, reads0] = [await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
   const started = Date.now();
   await work();
   const ms = Date.now() - started;
-  const [cpu1, main1] = [cpuMs(pid), mainThreadCpuMs(pid)];
+  const [cpu1, main1, others1] = [cpuMs(pid), mainThreadCpuMs(pid), othersCpu()];
   const [redis1, reads1] = [await redisCpuMs(ctx.stats), await redisReads(ctx.stats)];
   const byCommand = diffCommandStats(before, await readCommandStats(ctx.stats));
   return {
@@ -51,6 +60,7 @@ async function measureRun(ctx: BenchContext, pid: number, work: () => Promise<vo
     byCommand,
     processCpuMs: cpu1 - cpu0,
     mainThreadCpuMs: main1 - main0,
+    othersCpuMs: Object.fromEntries(Object.keys(others).map((name) => [name, others1[name] - others0[name]])),
     redisCpuMs: redis1 - redis0,
     redisReads: reads1 - reads0,
   };
@@ -70,51 +80,75 @@ export async function contextLoads(
   return { held: count('held'), stale: count('held_stale'), none: count('none_held') };
 }
 
-/** All TASKS noop tasks through the real worker process, from first publish to all `verifying`. */
+/** Where a run's tasks end: `verifying` with a Worker alone, `completed` once a Watcher verifies them. */
+export interface RunEnd {
+  status: 'verifying' | 'completed';
+  /** The other processes whose CPU the run reports (by name): the Watcher, notifier and API of a whole stack. */
+  others?: Record<string, AppProcess>;
+}
+
+/** All TASKS noop tasks through the real worker process, from first publish to all at `end.status`. */
 export async function vigilRun(
   ctx: BenchContext,
   worker: AppProcess,
   round: number,
   steps: number,
   rss: number[],
-): Promise<Run & { toolSteps: number; contextLoads: { held: number; stale: number; none: number } }> {
+  end: RunEnd = { status: 'verifying' },
+): Promise<
+  Run & {
+    toolSteps: number;
+    contextLoads: { held: number; stale: number; none: number };
+    othersCpuMs: Record<string, number>;
+  }
+> {
   const tasks = new TaskRepository(ctx.redis, ctx.keys, ctx.config);
   const { slices, close } = sliceQueue(ctx);
   const tenantId = `bench-r${round}`;
   const ids = Array.from({ length: TASKS }, (_, i) => `tp-r${round}-${i}`);
   await Promise.all(ids.map((id) => tasks.create(id, { ...noopTask(steps), tenantId })));
-  const verifying = ctx.keys.tenantStatusIndex(0, tenantId, 'verifying');
-  // No Watcher runs here: a failed attempt leaves its task in retrying, for good.
+  const reached = ctx.keys.tenantStatusIndex(0, tenantId, end.status);
+  // Without a Watcher a failed attempt leaves its task in retrying, for good; with one, a retry is
+  // a failure of the bench all the same.
   const failedTurns = ctx.keys.tenantStatusIndex(0, tenantId, 'retrying');
   const failed = ctx.keys.tenantStatusIndex(0, tenantId, 'failed');
   const loadsBefore = await contextLoads(worker);
   const sampler = setInterval(() => rss.push(vmRssKiB(worker.child.pid!)), 50);
   let measured;
   try {
-    measured = await measureRun(ctx, worker.child.pid!, async () => {
-      const started = Date.now();
-      await Promise.all(
-        ids.map((taskId) => slices.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
-      );
-      while ((await ctx.redis.zcard(verifying)) < TASKS) {
-        if (Date.now() - started > 300_000)
-          throw new Error('vigil run: tasks did not all reach verifying in 300 s');
-        if (worker.child.exitCode !== null) throw new Error(`worker exited:\n${worker.text().slice(-2000)}`);
-        // A task whose attempt failed never reaches verifying: say why at once rather than at the
-        // timeout (SLICE_MAX_STEPS × TASK_MAX_SLICES below the task's length, say).
-        const [first] = [
-          ...(await ctx.redis.zrange(failedTurns, '0', '0')),
-          ...(await ctx.redis.zrange(failed, '0', '0')),
-        ];
-        if (first) {
-          const [failure, history] = await ctx.redis.hmget(ctx.keys.task(first), 'failure', 'retryHistory');
-          throw new Error(
-            `vigil run: task ${first} failed its attempt: ${failure || history || 'no reason recorded'}`,
-          );
+    const others = Object.fromEntries(
+      Object.entries(end.others ?? {}).map(([name, app]) => [name, app.child.pid!]),
+    );
+    measured = await measureRun(
+      ctx,
+      worker.child.pid!,
+      async () => {
+        const started = Date.now();
+        await Promise.all(
+          ids.map((taskId) => slices.publish({ taskId, attempt: 1, slice: 1, reason: 'created' })),
+        );
+        while ((await ctx.redis.zcard(reached)) < TASKS) {
+          if (Date.now() - started > 300_000)
+            throw new Error(`vigil run: tasks did not all reach ${end.status} in 300 s`);
+          if (worker.child.exitCode !== null)
+            throw new Error(`worker exited:\n${worker.text().slice(-2000)}`);
+          // A task whose attempt failed never reaches verifying: say why at once rather than at the
+          // timeout (SLICE_MAX_STEPS × TASK_MAX_SLICES below the task's length, say).
+          const [first] = [
+            ...(await ctx.redis.zrange(failedTurns, '0', '0')),
+            ...(await ctx.redis.zrange(failed, '0', '0')),
+          ];
+          if (first) {
+            const [failure, history] = await ctx.redis.hmget(ctx.keys.task(first), 'failure', 'retryHistory');
+            throw new Error(
+              `vigil run: task ${first} failed its attempt: ${failure || history || 'no reason recorded'}`,
+            );
+          }
+          await sleep(20);
         }
-        await sleep(20);
-      }
-    });
+      },
+      others,
+    );
   } finally {
     clearInterval(sampler);
     await close();
@@ -236,5 +270,42 @@ export async function twoWorkerRun(
   } finally {
     await Promise.all(workers.map((worker) => worker.stop(5_000)));
     await ctx.close();
+  }
+}
+
+/** The apps beside the Worker in a whole stack, whose CPU a step's cost includes. */
+const STACK_APPS = ['api', 'watcher', 'notifier'] as const;
+
+/**
+ * The same noop tasks with the whole stack running (the API, the Watcher verifying each task and
+ * the notifier reading the shard's events, beside the given Worker), to `completed`: what a step
+ * costs all four apps and Redis. After an untimed warm-up with the other apps up, once the tasks
+ * the earlier rounds left in `verifying` are verified too.
+ */
+export async function stackRun(
+  ctx: BenchContext,
+  dist: string,
+  worker: AppProcess,
+  steps: number,
+  earlierRounds: number[],
+): Promise<Run & { othersCpuMs: Record<string, number> }> {
+  const apps = await Promise.all(STACK_APPS.map((app) => startApp(dist, app, ctx.env())));
+  try {
+    const others = Object.fromEntries(STACK_APPS.map((app, i) => [app, apps[i]]));
+    const end = { status: 'completed', others } as const;
+    await vigilRun(ctx, worker, -2, Math.min(steps, 28), [], end);
+    const leftOver = earlierRounds.map((round) =>
+      ctx.keys.tenantStatusIndex(0, `bench-r${round}`, 'verifying'),
+    );
+    const deadline = Date.now() + 60_000;
+    for (const index of leftOver) {
+      while ((await ctx.redis.zcard(index)) > 0) {
+        if (Date.now() > deadline) throw new Error('stack run: earlier tasks not verified within 60 s');
+        await sleep(100);
+      }
+    }
+    return await vigilRun(ctx, worker, -3, steps, [], end);
+  } finally {
+    await Promise.all(apps.map((app) => app.stop(5_000)));
   }
 }

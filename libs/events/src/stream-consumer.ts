@@ -16,7 +16,8 @@ export interface StreamConsumerOptions {
 
 export type TaskEventHandler = (event: TaskEvent) => Promise<void>;
 
-type StreamReply = [string, [string, string[]][]][] | null;
+/** An entry whose fields are null: trimmed from the stream while it was pending. */
+type StreamReply = [string, [string, string[] | null][]][] | null;
 
 /** How soon a consumer reads again the entries it failed to handle (or may have lost on a reconnect). */
 const OWN_RETRY_MS = 1_000;
@@ -116,14 +117,9 @@ export class StreamConsumer {
             own ? '0' : '>',
           );
           const delivered = (reply ?? []).flatMap(([, entries]) => entries);
-          // A pending entry trimmed from the stream since reads back without fields: nothing to handle.
-          const trimmed = delivered.filter((entry) => !entry?.[1]).map(([id]) => id);
-          if (trimmed.length > 0)
-            await connection.xack(this.keys.events(shard), this.options.group, ...trimmed);
-          const entries = delivered.filter((entry) => entry?.[1]);
-          const failed = await this.handleAll(shard, entries, connection);
+          const failed = await this.handleAll(shard, delivered, connection);
           if (failed > 0) ownPendingAt = Date.now() + OWN_RETRY_MS;
-          else if (own && entries.length === 0) ownPendingAt = 0;
+          else if (own && delivered.length === 0) ownPendingAt = 0;
         } catch (error) {
           if (!this.running) return;
           this.logger.error(`reading shard ${shard} failed: ${String(error)}`);
@@ -149,29 +145,52 @@ export class StreamConsumer {
         cursor,
         'COUNT',
         100,
-      )) as [string, [string, string[]][]];
-      const live = entries.filter((entry) => entry && entry[1]);
-      claimed += live.length;
-      await this.handleAll(shard, live, connection);
+      )) as [string, [string, string[] | null][]];
+      claimed += entries.filter((entry) => entry?.[1]).length;
+      await this.handleAll(shard, entries, connection);
       cursor = next;
     } while (cursor !== '0-0' && this.running);
     return claimed;
   }
 
-  /** Handles and acknowledges each entry; returns how many failed (left pending, tried again). */
-  private async handleAll(shard: number, entries: [string, string[]][], connection: Redis): Promise<number> {
+  /**
+   * Handles each entry, then acknowledges the handled ones in one XACK: one command per read, not
+   * one per event (most events need nothing from a consumer but the read and the acknowledgement).
+   * An entry is acknowledged only once its handler resolved; should the process die before the
+   * XACK, the batch is delivered again, which handlers are made for (at-least-once). A pending
+   * entry trimmed from the stream since reads back without fields: acknowledged, nothing to handle.
+   * Returns how many failed (left pending, tried again).
+   */
+  private async handleAll(
+    shard: number,
+    entries: [string, string[] | null][],
+    connection: Redis,
+  ): Promise<number> {
+    const handled: string[] = [];
     let failed = 0;
     for (const [id, fields] of entries) {
+      if (!fields) {
+        handled.push(id);
+        continue;
+      }
       const event = parseTaskEvent(shard, id, fields);
       try {
         await this.handler(event);
-        await connection.xack(this.keys.events(shard), this.options.group, id);
+        handled.push(id);
       } catch (error) {
         // Left pending on purpose: this consumer reads it again after OWN_RETRY_MS, or another
         // claims it after claimIdleMs should this one die.
         failed++;
         this.logger.error(`handling ${event.type} ${id} for ${event.taskId} failed: ${String(error)}`);
       }
+    }
+    if (handled.length === 0) return failed;
+    try {
+      await connection.xack(this.keys.events(shard), this.options.group, ...handled);
+    } catch (error) {
+      // Handled but still pending: read again (own entries) and handled again, idempotently.
+      this.logger.error(`acknowledging ${handled.length} events of shard ${shard} failed: ${String(error)}`);
+      return failed + handled.length;
     }
     return failed;
   }

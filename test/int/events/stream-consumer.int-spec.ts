@@ -1,3 +1,4 @@
+import { Redis } from 'ioredis';
 import { RedisTestContext, newNoopTask, redisLifecycle, TEST_CLAIM } from '@vigil/testing';
 import { TaskRepository } from '@vigil/tasks';
 import { StreamConsumer, type TaskEvent } from '@vigil/events';
@@ -81,6 +82,46 @@ describe('StreamConsumer', () => {
     await consumer.stop();
     const pending = (await ctx.redis.xpending(ctx.keys.events(0), 'g3')) as [number, ...unknown[]];
     expect(pending[0]).toBe(0);
+  });
+
+  it('acknowledges what one read delivered in one XACK, not one per event', async () => {
+    for (const shard of ctx.keys.allShards())
+      await ctx.redis.xgroup('CREATE', ctx.keys.events(shard), 'g4', '$', 'MKSTREAM');
+    const ids = Array.from({ length: 30 }, (_, i) => `batch-${i}`);
+    for (const id of ids) await tasks.create(id, newNoopTask());
+    const shardsWritten = new Set(ids.map((id) => ctx.keys.shardOf(id)));
+    // A spy that calls through: every connection of the consumer (its duplicates too) is counted.
+    const xack = jest.spyOn(Redis.prototype, 'xack');
+    const seen: string[] = [];
+    let calls: [string, string, ...string[]][] = [];
+    const consumer = new StreamConsumer(
+      ctx.redis,
+      ctx.keys,
+      { group: 'g4', consumer: 'c', claimIdleMs: 60_000, blockMs: 50 },
+      async (e) => {
+        seen.push(e.taskId);
+      },
+    );
+    try {
+      await consumer.start();
+      await until(() => seen.length === ids.length);
+      await until(async () => {
+        for (const shard of shardsWritten) {
+          const pending = (await ctx.redis.xpending(ctx.keys.events(shard), 'g4')) as [number, ...unknown[]];
+          if (pending[0] !== 0) return false;
+        }
+        return true;
+      });
+    } finally {
+      await consumer.stop();
+      // Read before the restore, which clears them.
+      calls = [...(xack.mock.calls as unknown as [string, string, ...string[]][])];
+      xack.mockRestore();
+    }
+    expect(seen.sort()).toEqual([...ids].sort());
+    // One call per shard that had events (each shard's 30 or fewer entries came in one read).
+    expect(calls).toHaveLength(shardsWritten.size);
+    expect(calls.reduce((sum, [, , ...acked]) => sum + acked.length, 0)).toBe(ids.length);
   });
 
   it('keeps the stream bounded', async () => {
