@@ -155,6 +155,7 @@ export const runThroughputBench: Bench = async ({ quick, distDir, log }) => {
           workerMainThreadCpuMs: round(stack.mainThreadCpuMs / stack.units),
           redisCpuMs: round(stack.redisCpuMs / stack.units),
           commands: round(stack.commands / stack.units),
+          byCommand: scaleCounts(stack.byCommand, stack.units),
           stepsPerSec: round((stack.units / stack.ms) * 1000),
         },
       },

@@ -35,6 +35,30 @@ export class ExitCheckRunner {
     const children = task.children && this.children ? await this.children.list(task.id) : [];
     // artifact_exists reads the task's artifact list (docs/api.md, "Artifacts").
     const artifacts = this.artifacts ? await this.artifacts.live(task.id) : [];
+    // The recorded parts are decoded when a check first reads them (contextOfStored): a check of
+    // the done steps never decodes an action log as long as the task.
+    const evidence = {
+      taskId: task.id,
+      tenantId: task.tenantId,
+      input: task.input,
+      get findings() {
+        return context.findings;
+      },
+      get actions() {
+        return context.actions;
+      },
+      get doneSteps() {
+        return context.doneSteps;
+      },
+      get outputs() {
+        return context.outputs;
+      },
+      children: children.map((child) => ({ id: child.id, title: child.title, status: child.status })),
+      artifacts,
+      signal,
+      // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
+      services: bound.services,
+    };
     const checks: CheckResult[] = [];
     const unavailable: CheckRun['unavailable'] = [];
     for (const criterion of task.exitCriteria) {
@@ -49,22 +73,7 @@ export class ExitCheckRunner {
         continue;
       }
       try {
-        checks.push(
-          await check(criterion, {
-            taskId: task.id,
-            tenantId: task.tenantId,
-            input: task.input,
-            findings: context.findings,
-            actions: context.actions,
-            doneSteps: context.doneSteps,
-            outputs: context.outputs,
-            children: children.map((child) => ({ id: child.id, title: child.title, status: child.status })),
-            artifacts,
-            signal,
-            // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
-            services: bound.services,
-          }),
-        );
+        checks.push(await check(criterion, evidence));
       } catch (error) {
         if (error instanceof CheckUnavailableError)
           unavailable.push({ check: criterion.check, reason: error.message });

@@ -53,6 +53,18 @@ describe('watcher decisions', () => {
     expect((await watcher.tasks.get(task.id))?.attempt).toBe(1);
   });
 
+  it('runs checks on the recorded parts they read: a noop task verifies from its done steps alone', async () => {
+    const { task } = await watcher.tasks.create('reads-done-steps', newNoopTask());
+    await ctx.redis.sadd(ctx.keys.doneSteps(task.id), 'step:0', 'step:1', 'step:2');
+    // An action log entry nothing can decode: a check that never reads the log never decodes it.
+    await ctx.redis.rpush(ctx.keys.actions(task.id), 'not json');
+    const run = await watcher.app.get(ExitCheckRunner).run(task, new AbortController().signal);
+    expect(run.checks).toEqual([
+      expect.objectContaining({ check: 'all_steps_recorded', expected: 3, actual: 3, passed: true }),
+    ]);
+    expect(run.passed).toBe(true);
+  });
+
   it('retries a check that cannot run later, counting it neither pass nor fail', async () => {
     const input = campaignBuildDemoInput({
       adSets: 1,

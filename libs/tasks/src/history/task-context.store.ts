@@ -5,7 +5,7 @@ import { decodeTask } from '../task-codec';
 import type { TaskRecord } from '../task.types';
 import { ContextReply } from '../scripts/script-codes';
 import { TaskScripts } from '../scripts/task-scripts';
-import { readFinding } from './finding';
+import { readFinding, type Finding } from './finding';
 import { readInstruction, type SteerInstruction } from '../steering/steering.types';
 import { pageOfLog, type LogPage } from './log-page';
 import {
@@ -60,18 +60,82 @@ export interface StoredContext {
   steering?: readonly string[];
 }
 
-/** The context decoded from its stored form: one decoding for a live task and an archived one. */
+/**
+ * The context decoded from its stored form: one decoding for a live task and an archived one. Each
+ * part is decoded when first read: a check reads one or two (the noop kind's its done steps), and
+ * the Watcher verifies every task once, with an action log as long as the task.
+ */
 export function contextOfStored(stored: StoredContext): TaskContext {
-  const actions = stored.actions.map((raw) => parse<ActionRecord>(raw));
-  return {
-    actions,
-    recentActions: actions.slice(-RECENT_ACTIONS),
-    doneSteps: new Set(stored.doneSteps),
-    outputs: new Map(Object.entries(stored.outputs).map(([k, v]) => [k, parse<unknown>(v)])),
-    findings: stored.findings.map((raw) => readFinding(parse<unknown>(raw))),
-    journal: new Map(Object.entries(stored.journal).map(([k, v]) => [k, parse<JournalEntry>(v)])),
-    steering: (stored.steering ?? []).map(readInstruction),
-  };
+  return new StoredTaskContext(stored);
+}
+
+/** A part decoded on first read and kept; a part written replaces it. */
+class StoredTaskContext implements TaskContext {
+  private decoded: Partial<TaskContext> = {};
+
+  constructor(private readonly stored: StoredContext) {}
+
+  private part<K extends keyof TaskContext>(name: K, decode: () => TaskContext[K]): TaskContext[K] {
+    if (!(name in this.decoded)) this.decoded[name] = decode();
+    return this.decoded[name] as TaskContext[K];
+  }
+
+  get actions(): ActionRecord[] {
+    return this.part('actions', () => this.stored.actions.map((raw) => parse<ActionRecord>(raw)));
+  }
+  set actions(value: ActionRecord[]) {
+    this.decoded.actions = value;
+  }
+
+  get recentActions(): ActionRecord[] | undefined {
+    return this.part('recentActions', () =>
+      this.stored.actions.slice(-RECENT_ACTIONS).map((raw) => parse<ActionRecord>(raw)),
+    );
+  }
+  set recentActions(value: ActionRecord[] | undefined) {
+    this.decoded.recentActions = value;
+  }
+
+  get doneSteps(): Set<string> {
+    return this.part('doneSteps', () => new Set(this.stored.doneSteps));
+  }
+  set doneSteps(value: Set<string>) {
+    this.decoded.doneSteps = value;
+  }
+
+  get outputs(): Map<string, unknown> {
+    return this.part('outputs', () => decodeMap<unknown>(this.stored.outputs));
+  }
+  set outputs(value: Map<string, unknown>) {
+    this.decoded.outputs = value;
+  }
+
+  get findings(): Finding[] {
+    return this.part('findings', () => this.stored.findings.map((raw) => readFinding(parse<unknown>(raw))));
+  }
+  set findings(value: Finding[]) {
+    this.decoded.findings = value;
+  }
+
+  get journal(): Map<string, JournalEntry> {
+    return this.part('journal', () => decodeMap<JournalEntry>(this.stored.journal));
+  }
+  set journal(value: Map<string, JournalEntry>) {
+    this.decoded.journal = value;
+  }
+
+  get steering(): SteerInstruction[] | undefined {
+    return this.part('steering', () => (this.stored.steering ?? []).map(readInstruction));
+  }
+  set steering(value: SteerInstruction[] | undefined) {
+    this.decoded.steering = value;
+  }
+}
+
+function decodeMap<T>(hash: Readonly<Record<string, string>>): Map<string, T> {
+  const map = new Map<string, T>();
+  for (const key in hash) map.set(key, parse<T>(hash[key]));
+  return map;
 }
 
 /** Reads of what was recorded beside a task's record: its context, its logs, its triggers. */
