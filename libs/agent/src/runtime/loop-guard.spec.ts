@@ -129,6 +129,20 @@ describe('LoopGuard', () => {
     expect(guard.counts()).toEqual({ calls: new Map(), idleCalls: 3 });
   });
 
+  it("hands a slice's counts on to the next slice's guard without copying them", () => {
+    const first = new LoopGuard({ loopRepeatLimit: 5, loopIdleCalls: 100 });
+    const step: StepDone = { tool: 'search', args: { q: 'x' }, outcome: { key: null, ok: true }, started: 0 };
+    first.beforeModelCall();
+    first.observe(step, context());
+    const left = first.counts();
+    const next = new LoopGuard({ loopRepeatLimit: 5, loopIdleCalls: 100 }, left);
+    next.beforeModelCall();
+    next.observe(step, context());
+    // One map from slice to slice: a long task's counts are not copied twice a slice.
+    expect(next.counts().calls).toBe(left.calls);
+    expect(next.callsMade('search', { q: 'x' })).toBe(2);
+  });
+
   it('counts on from the counts of earlier slices', () => {
     const guard = new LoopGuard(limits, {
       calls: new Map([[callKey('search', { q: 'x' }), 4]]),

@@ -58,11 +58,16 @@ export class LoopGuard implements SessionLoopGuard {
   /** The idle calls reached one short of the limit: the next call's result carries the warning. */
   private idleWarningDue = false;
 
+  /**
+   * `counts` are taken over, not copied: they come from the attempt's action log or from the
+   * context the Worker held, which one slice takes (and only one); copied here and again in
+   * `counts()`, a long task's map would be copied twice a slice.
+   */
   constructor(
     private readonly limits: LoopLimits,
     counts?: LoopCounts,
   ) {
-    this.calls = new Map(counts?.calls);
+    this.calls = counts?.calls ?? new Map();
     this.idle = counts?.idleCalls ?? 0;
   }
 
@@ -124,9 +129,12 @@ export class LoopGuard implements SessionLoopGuard {
     return {};
   }
 
-  /** The counts as this slice leaves them, for the attempt's next slice if it runs in this process. */
+  /**
+   * The counts as this slice leaves them, for the attempt's next slice if it runs in this process:
+   * handed on, not copied (see the constructor), once the slice has ended.
+   */
   counts(): LoopCounts {
-    return { calls: new Map(this.calls), idleCalls: this.idle };
+    return { calls: this.calls, idleCalls: this.idle };
   }
 }
 
