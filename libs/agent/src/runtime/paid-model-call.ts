@@ -74,14 +74,26 @@ export class PaidModelCall {
     this.timeoutMs = config.modelCallTimeoutMs;
   }
 
-  async generate(request: GenerateRequest, calls: CallsInFlight): Promise<ModelReply> {
+  /**
+   * Not itself async on the common paths (no trace; a free driver): the call's own promise is
+   * handed back, without a promise and its microtask hops per layer on every step.
+   */
+  generate(request: GenerateRequest, calls: CallsInFlight): Promise<ModelReply> {
     if (!this.trace) return this.paid(request, calls);
+    return this.traced(this.trace, request, calls);
+  }
+
+  private async traced(
+    trace: ModelCallTrace,
+    request: GenerateRequest,
+    calls: CallsInFlight,
+  ): Promise<ModelReply> {
     const { provider } = this;
     const who = { provider: this.providerName, modelId: provider.modelId, policyName: provider.name };
-    const span = startModelCallSpan(this.trace, who, request);
+    const span = startModelCallSpan(trace, who, request);
     try {
       const reply = await this.paid(request, calls, span);
-      recordModelReply(this.trace, span, request, reply, {
+      recordModelReply(trace, span, request, reply, {
         costUsd: reply.costUsd ?? 0,
         reservedUsd: reply.reservedUsd ?? 0,
       });
@@ -100,11 +112,20 @@ export class PaidModelCall {
     }
   }
 
-  private async paid(request: GenerateRequest, calls: CallsInFlight, span?: TraceSpan): Promise<ModelReply> {
-    const { provider } = this;
-    const price = (this.price ??= priceOf(provider.modelId));
+  private paid(request: GenerateRequest, calls: CallsInFlight, span?: TraceSpan): Promise<ModelReply> {
+    const price = (this.price ??= priceOf(this.provider.modelId));
     // A free driver (the scripted agent): nothing to reserve, settle or count as spend.
     if (price.input === 0 && price.output === 0) return this.call(request, calls);
+    return this.reserved(request, calls, price, span);
+  }
+
+  private async reserved(
+    request: GenerateRequest,
+    calls: CallsInFlight,
+    price: Price,
+    span?: TraceSpan,
+  ): Promise<ModelReply> {
+    const { provider } = this;
     // Every prompt token at the dearest input rate: a cache write costs more than plain input.
     const grant = await this.money.reserve(request, worstCasePrice(price));
     request.maxTokens = grant.maxTokens;

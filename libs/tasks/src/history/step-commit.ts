@@ -4,8 +4,14 @@ import type { TaskScripts } from '../scripts/task-scripts';
 /** record-step's answer for one step (lua/includes/record-step.lua). */
 export type StepReply = [number, string, number, number, number, number, number, number?];
 
-/** What record-steps.lua answers for a step whose script raised an error instead. */
-type StepFailure = ['error', string];
+/** One line of record-steps.lua's answer: a step's fields, or the error its script raised. */
+function stepReplyOf(line: string): StepReply | { failed: unknown } {
+  if (line.startsWith('error,')) return { failed: storeFullOf(new Error(line.slice('error,'.length))) };
+  const fields = line.split(',');
+  const reply = new Array(fields.length) as unknown as StepReply;
+  for (let i = 0; i < fields.length; i++) reply[i] = i === 1 ? fields[i] : Number(fields[i]);
+  return reply;
+}
 
 /**
  * Most steps one record-steps.lua call carries: a call holds Redis for all of them, so a burst of
@@ -76,11 +82,12 @@ export class StepCommit {
       args.push(String(step.args.length));
       for (const arg of step.args) args.push(typeof arg === 'string' ? arg : String(arg));
     }
-    this.scripts.runMany<(StepReply | StepFailure)[]>('record-steps', keys, args).then(
-      (replies) => {
+    this.scripts.runMany<string>('record-steps', keys, args).then(
+      (answer) => {
+        const lines = answer.split('\n');
         for (let i = 0; i < steps.length; i++) {
-          const reply = replies[i];
-          if (reply[0] === 'error') steps[i].reject(storeFullOf(new Error(reply[1])));
+          const reply = stepReplyOf(lines[i] ?? 'error,no answer for the step');
+          if ('failed' in reply) steps[i].reject(reply.failed);
           else steps[i].resolve(reply);
         }
       },

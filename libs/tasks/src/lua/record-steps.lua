@@ -17,9 +17,11 @@
   ARGV[4..], per step in the order of its keys: the count c of its arguments, then those c
   arguments (includes/record-step.lua's +1..+c).
 
-  Returns one reply per step, in order: record-step's {code, status, attempt, step,
-  completedUnits, consecutiveErrors, contextVersion, steerCount}, or {'error', message} for a
-  step whose script raised an error (a write refused by a full Redis, say).
+  Returns one string: a line per step, in order, its fields joined by commas — record-step's
+  code,status,attempt,step,completedUnits,consecutiveErrors,contextVersion,steerCount — or
+  "error,<message>" for a step whose script raised an error (a write refused by a full Redis,
+  say; a newline in the message becomes a space). One bulk string, not a nested array: the client
+  decodes one value per call instead of nine per step.
 ]]
 --- @include "record-step"
 
@@ -30,11 +32,13 @@ local a = 3
 for k = 3, #KEYS - 7, 7 do
   local n = tonumber(ARGV[a + 1])
   local ok, reply = pcall(recordStep, shared, k, a + 1, n)
-  if not ok then
+  if ok then
+    replies[#replies + 1] = table.concat(reply, ',')
+  else
     -- redis.call raises a table ({err = …}) for a refused command, a string for a Lua error.
-    reply = {'error', type(reply) == 'table' and (reply.err or 'error') or tostring(reply)}
+    local message = type(reply) == 'table' and (reply.err or 'error') or tostring(reply)
+    replies[#replies + 1] = 'error,' .. string.gsub(message, '\n', ' ')
   end
-  replies[#replies + 1] = reply
   a = a + 1 + n
 end
-return replies
+return table.concat(replies, '\n')
