@@ -15,7 +15,7 @@ import { checkInvariants } from './chaos/invariants.mjs';
 import { RedisFullFault } from './chaos/redis-full.mjs';
 import { ChaosRedis } from './chaos/redis-server.mjs';
 import { ChaosCluster } from './chaos-cluster.mjs';
-import { Child, freePort } from './demo/processes.mjs';
+import { appReady, Child, freePort, freePorts } from './demo/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -46,7 +46,7 @@ const { campaignBuildDemoInput } = require(
   join(root, dist, 'libs/builtin-kinds/src/campaign-build/demo-input.js'),
 );
 
-const ports = await Promise.all(Array.from({ length: 3 }, freePort));
+const ports = await freePorts(3);
 const [sandboxPort, apiPort] = ports.slice(1);
 const redisPort = arg('redis-port', ports[0]);
 if (!ChaosRedis.available()) {
@@ -117,14 +117,14 @@ for (const [app, count] of roles) {
           LOG_LEVEL: 'info',
           [portVar]: String(slot.port),
         });
-        await slot.child.ready(/ready/, 60_000).catch(() => undefined);
+        await slot.child.ready(appReady(slot.app), 60_000).catch(() => undefined);
         await slot.child.exit;
         if (!stopping) await new Promise((resolve) => setTimeout(resolve, 300));
       }
     })();
   }
 }
-while (slots.some((slot) => !slot.child || !/ready/.test(slot.child.output)))
+while (slots.some((slot) => !slot.child || !appReady(slot.app).test(slot.child.output)))
   await new Promise((r) => setTimeout(r, 100));
 log(
   `up: ${slots.length} app processes, sandbox, ` +

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
-import { Child, freePort } from './demo/processes.mjs';
+import { appReady, Child, freePorts } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
@@ -55,9 +55,7 @@ writeFileSync(
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
-const [apiPort, workerPort, watcherPort, notifierPort] = await Promise.all(
-  Array.from({ length: 4 }, freePort),
-);
+const [apiPort, workerPort, watcherPort, notifierPort] = await freePorts(4);
 const timings = {
   HEARTBEAT_INTERVAL_MS: '1000',
   STALE_AFTER_MS: '5000',
@@ -95,16 +93,16 @@ const start = async (name, entry, ready) => {
   return child;
 };
 await Promise.all([
-  start('api', `${dist}/apps/api/src/main.js`, /ready/),
-  start('watcher', `${dist}/apps/watcher/src/main.js`, /ready/),
-  start('notifier', `${dist}/apps/notifier/src/main.js`, /ready/),
+  start('api', `${dist}/apps/api/src/main.js`, appReady('api')),
+  start('watcher', `${dist}/apps/watcher/src/main.js`, appReady('watcher')),
+  start('notifier', `${dist}/apps/notifier/src/main.js`, appReady('notifier')),
 ]);
 // The worker runs under a tiny supervisor, as an orchestrator would restart a crashed container.
 let deaths = 0;
 let stopping = false;
 const workerLoop = (async () => {
   while (!stopping) {
-    const worker = await start('worker', `${dist}/apps/worker/src/main.js`, /ready/);
+    const worker = await start('worker', `${dist}/apps/worker/src/main.js`, appReady('worker'));
     const exit = await worker.exit;
     if (stopping) return;
     deaths++;

@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
-import { Child, freePort } from './demo/processes.mjs';
+import { appReady, Child, freePorts } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
@@ -52,9 +52,7 @@ writeFileSync(
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
-const [apiPort, workerPort, watcherPort, notifierPort] = await Promise.all(
-  Array.from({ length: 4 }, freePort),
-);
+const [apiPort, workerPort, watcherPort, notifierPort] = await freePorts(4);
 const base = `http://127.0.0.1:${apiPort}`;
 const env = {
   ...process.env,
@@ -84,7 +82,7 @@ const children = [];
 const start = async (name, entry) => {
   const child = new Child(name, root, entry, env);
   children.push(child);
-  await child.ready(/ready/);
+  await child.ready(appReady(name));
   return child;
 };
 let deaths = 0;

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
-import { Child, freePort } from './demo/processes.mjs';
+import { appReady, Child, freePorts } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, progress, red, table } from './demo/render.mjs';
@@ -40,9 +40,7 @@ const { campaignBuildDemoInput } = require(
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
-const [apiPort, sandboxPort, workerPort, watcherPort, notifierPort] = await Promise.all(
-  Array.from({ length: 5 }, freePort),
-);
+const [apiPort, sandboxPort, workerPort, watcherPort, notifierPort] = await freePorts(5);
 const timings = {
   HEARTBEAT_INTERVAL_MS: '1000',
   STALE_AFTER_MS: '5000',
@@ -96,9 +94,9 @@ const sandbox = await start('meta-sandbox', `${dist}/apps/meta-sandbox/src/main.
   META_SANDBOX_SEED: '7',
 });
 await Promise.all([
-  start('api', `${dist}/apps/api/src/main.js`, /ready/),
-  start('watcher', `${dist}/apps/watcher/src/main.js`, /ready/),
-  start('notifier', `${dist}/apps/notifier/src/main.js`, /ready/),
+  start('api', `${dist}/apps/api/src/main.js`, appReady('api')),
+  start('watcher', `${dist}/apps/watcher/src/main.js`, appReady('watcher')),
+  start('notifier', `${dist}/apps/notifier/src/main.js`, appReady('notifier')),
 ]);
 
 // The worker runs under a tiny supervisor, as an orchestrator would restart a crashed container.
@@ -107,7 +105,7 @@ let deaths = 0;
 let stopping = false;
 const runWorker = async () => {
   while (!stopping) {
-    worker = await start('worker', `${dist}/apps/worker/src/main.js`, /ready/);
+    worker = await start('worker', `${dist}/apps/worker/src/main.js`, appReady('worker'));
     const exit = await worker.exit;
     if (stopping) return;
     deaths++;

@@ -3,15 +3,34 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
 
+/**
+ * `count` free ports, all different: each listener stays open until every port is known, so two
+ * calls cannot be handed the same port (ports asked for one by one, in parallel, could be).
+ */
+export async function freePorts(count) {
+  const servers = await Promise.all(
+    Array.from(
+      { length: count },
+      () =>
+        new Promise((resolve, reject) => {
+          const server = net.createServer();
+          server.once('error', reject);
+          server.listen(0, '127.0.0.1', () => resolve(server));
+        }),
+    ),
+  );
+  const ports = servers.map((server) => server.address().port);
+  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+  return ports;
+}
+
 export async function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
+  return (await freePorts(1))[0];
+}
+
+/** A Vigil app's own ready line (libs/platform bootstrap), not any output containing "ready" ("already in use"). */
+export function appReady(app) {
+  return new RegExp(`vigil-${app} ready on port`);
 }
 
 export class Child {
