@@ -69,7 +69,7 @@ export function contextOfStored(stored: StoredContext): TaskContext {
   return new StoredTaskContext(stored);
 }
 
-/** A part decoded on first read and kept; a part written replaces it. */
+/** Each part decoded on first read and kept. Nothing writes a loaded context: its parts are getters. */
 class StoredTaskContext implements TaskContext {
   private decoded: Partial<TaskContext> = {};
 
@@ -83,52 +83,34 @@ class StoredTaskContext implements TaskContext {
   get actions(): ActionRecord[] {
     return this.part('actions', () => this.stored.actions.map((raw) => parse<ActionRecord>(raw)));
   }
-  set actions(value: ActionRecord[]) {
-    this.decoded.actions = value;
-  }
 
   get recentActions(): ActionRecord[] | undefined {
-    return this.part('recentActions', () =>
-      this.stored.actions.slice(-RECENT_ACTIONS).map((raw) => parse<ActionRecord>(raw)),
+    return this.part(
+      'recentActions',
+      () =>
+        this.decoded.actions?.slice(-RECENT_ACTIONS) ??
+        this.stored.actions.slice(-RECENT_ACTIONS).map((raw) => parse<ActionRecord>(raw)),
     );
-  }
-  set recentActions(value: ActionRecord[] | undefined) {
-    this.decoded.recentActions = value;
   }
 
   get doneSteps(): Set<string> {
     return this.part('doneSteps', () => new Set(this.stored.doneSteps));
   }
-  set doneSteps(value: Set<string>) {
-    this.decoded.doneSteps = value;
-  }
 
   get outputs(): Map<string, unknown> {
     return this.part('outputs', () => decodeMap<unknown>(this.stored.outputs));
-  }
-  set outputs(value: Map<string, unknown>) {
-    this.decoded.outputs = value;
   }
 
   get findings(): Finding[] {
     return this.part('findings', () => this.stored.findings.map((raw) => readFinding(parse<unknown>(raw))));
   }
-  set findings(value: Finding[]) {
-    this.decoded.findings = value;
-  }
 
   get journal(): Map<string, JournalEntry> {
     return this.part('journal', () => decodeMap<JournalEntry>(this.stored.journal));
   }
-  set journal(value: Map<string, JournalEntry>) {
-    this.decoded.journal = value;
-  }
 
   get steering(): SteerInstruction[] | undefined {
     return this.part('steering', () => (this.stored.steering ?? []).map(readInstruction));
-  }
-  set steering(value: SteerInstruction[] | undefined) {
-    this.decoded.steering = value;
   }
 }
 
