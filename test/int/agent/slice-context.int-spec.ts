@@ -1,6 +1,6 @@
 import { TaskKind } from '@vigil/kinds';
 import { newNoopTask, RedisTestContext, SliceSessionHarness, TEST_CLAIM, TestModel } from '@vigil/testing';
-import { HeldContext, SliceContext } from '@vigil/tasks';
+import { HeldContext, SliceContext, TaskScripts } from '@vigil/tasks';
 import {
   buildPrompt,
   type GenerateRequest,
@@ -197,6 +197,29 @@ describe('a slice context held between slices', () => {
     const held = prompt(inOrder(['step:0', 'step:2', 'step:10']));
     expect(held).toBe(prompt(inOrder(['step:10', 'step:0', 'step:2'])));
     expect(held).toContain('Completed steps (3 of 3): step:0, step:2, step:10.');
+  });
+
+  it('reads the record as the task hash holds it, whatever its fields hold, and no record for a task that is not there', async () => {
+    const title = 'Quotes " and \\ backslashes,\nlines, tabs\t, emoji 🧭 and ünïcode';
+    const input = { steps: 3, note: '{"not":"parsed"}', nested: { list: [1, 2, 3] } };
+    await sessions.runningTask('odd-fields', newNoopTask({ title, input, totalUnits: 3 }));
+    const stored = await ctx.redis.hgetall(ctx.keys.task('odd-fields'));
+
+    const { task } = await store.loadForSlice('odd-fields');
+
+    expect(task).toMatchObject({ title, input, totalUnits: 3 });
+    expect(task).toEqual(await tasks.get('odd-fields'));
+    // One string for the whole record (load-slice.lua), not a value per field and name.
+    const keys = ['task', 'actions', 'doneSteps', 'outputs', 'findings', 'steering'] as const;
+    const [record] = await new TaskScripts(ctx.redis).run<[unknown]>(
+      'load-slice',
+      keys.map((key) => ctx.keys[key]('odd-fields')),
+      [0, -1, -1, '', 3],
+    );
+    expect(typeof record).toBe('string');
+    expect(JSON.parse(record as string)).toEqual(stored);
+    expect(Object.keys(stored).length).toBeGreaterThan(20);
+    expect((await store.loadForSlice('no-such-task')).task).toBeNull();
   });
 
   it('bounds the held contexts, dropping the least recently stored first', () => {

@@ -29,8 +29,8 @@ function reply(replies: PipelineReplies, index: number): unknown {
 }
 
 type SliceReply =
-  | [string[], ContextReply.Held, string[]?]
-  | [string[], ContextReply.Included, string[], string[], string[], string[], string[]?];
+  | [string, ContextReply.Held, string[]?]
+  | [string, ContextReply.Included, string[], string[], string[], string[], string[]?];
 
 /** A slice's start: the record, and its context: held and current, held but out of date (read), none held (read). */
 export interface LoadedSlice<Plan = unknown> {
@@ -41,12 +41,6 @@ export interface LoadedSlice<Plan = unknown> {
   held?: HeldContext<Plan>;
   /** Every instruction given to the task while it ran, oldest first (docs/api.md, "Steering"). */
   steering: SteerInstruction[];
-}
-
-function fromPairs(flat: string[]): Record<string, string> {
-  const hash: Record<string, string> = {};
-  for (let i = 0; i < flat.length; i += 2) hash[flat[i]] = flat[i + 1];
-  return hash;
 }
 
 /** What is recorded beside a task's record, as Redis holds it (and a task's archive keeps it). */
@@ -169,7 +163,7 @@ export class TaskContextStore {
       ],
       [held?.attempt ?? 0, held?.actions ?? -1, held?.version ?? -1, held?.writer ?? '', RECENT_ACTIONS],
     );
-    const task = decodeTask(fromPairs(replies[0]));
+    const task = replies[0] === '' ? null : decodeTask(parse<Record<string, string>>(replies[0]));
     if (replies[1] === ContextReply.Held) {
       const steering = (replies[2] ?? []).map(readInstruction);
       if (task && held) return { task, context: held.context, source: 'held', held, steering };

@@ -29,15 +29,19 @@
   ARGV[5] how many of the latest actions to include with the context
 
   Returns {record, CONTEXT_HELD, steering} when the held context is current, else {record,
-  CONTEXT_INCLUDED, doneSteps, outputs, findings, recentActions, steering}; record is the hash as a
-  flat field/value array (empty: no such task); recentActions the last ARGV[5] entries of the action
-  log; steering every instruction given, oldest first (read only when the record counts one: a task
-  never steered costs no command more).
+  CONTEXT_INCLUDED, doneSteps, outputs, findings, recentActions, steering}; record is the hash as one
+  JSON object of field -> string ("": no such task); recentActions the last ARGV[5] entries of the
+  action log; steering every instruction given, oldest first (read only when the record counts one:
+  a task never steered costs no command more). The record is one string, not HGETALL's flat array:
+  the client decodes one value instead of two per field (some fifty), on every slice a Worker starts.
 ]]
 --- @include "codes"
 
-local record = redis.call('HGETALL', KEYS[1])
-if #record == 0 then return {record, CONTEXT_HELD} end
+local flat = redis.call('HGETALL', KEYS[1])
+if #flat == 0 then return {'', CONTEXT_HELD} end
+local fields = {}
+for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
+local record = cjson.encode(fields)
 local held = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion', 'contextWriter', 'steerCount')
 local steering = {}
 if tonumber(held[4] or '0') > 0 then steering = redis.call('LRANGE', KEYS[6], 0, -1) end
