@@ -33,20 +33,21 @@
   JSON object of field -> string ("": no such task); recentActions the last ARGV[5] entries of the
   action log; steering every instruction given, oldest first (read only when the record counts one:
   a task never steered costs no command more). The record is one string, not HGETALL's flat array:
-  the client decodes one value instead of two per field (some fifty), on every slice a Worker starts.
+  the Worker decodes one value instead of two per field (some fifty) on every slice it starts, and
+  writing one string costs Redis no more than the pairs did (docs/ARCHITECTURE.md, "Throughput:
+  what one step costs").
 ]]
 --- @include "codes"
 
 local flat = redis.call('HGETALL', KEYS[1])
 if #flat == 0 then return {'', CONTEXT_HELD} end
-local fields = {}
-for i = 1, #flat, 2 do fields[flat[i]] = flat[i + 1] end
-local record = cjson.encode(fields)
-local held = redis.call('HMGET', KEYS[1], 'attempt', 'contextVersion', 'contextWriter', 'steerCount')
+local stored = {}
+for i = 1, #flat, 2 do stored[flat[i]] = flat[i + 1] end
+local record = cjson.encode(stored)
 local steering = {}
-if tonumber(held[4] or '0') > 0 then steering = redis.call('LRANGE', KEYS[6], 0, -1) end
-if held[1] == ARGV[1] and tostring(redis.call('LLEN', KEYS[2])) == ARGV[2]
-    and (held[2] or '0') == ARGV[3] and (held[3] or '') == ARGV[4] then
+if tonumber(stored.steerCount or '0') > 0 then steering = redis.call('LRANGE', KEYS[6], 0, -1) end
+if stored.attempt == ARGV[1] and tostring(redis.call('LLEN', KEYS[2])) == ARGV[2]
+    and (stored.contextVersion or '0') == ARGV[3] and (stored.contextWriter or '') == ARGV[4] then
   return {record, CONTEXT_HELD, steering}
 end
 return {record, CONTEXT_INCLUDED, redis.call('SMEMBERS', KEYS[3]), redis.call('HGETALL', KEYS[4]),
