@@ -1,6 +1,12 @@
 import { parseTaskEvent } from '@vigil/events';
 import { sliceJobId } from '@vigil/queue';
-import { FakeToolGateway, newNoopTask, RedisTestContext, SliceRunnerHarness } from '@vigil/testing';
+import {
+  FakeToolGateway,
+  newNoopTask,
+  observeScriptCalls,
+  RedisTestContext,
+  SliceRunnerHarness,
+} from '@vigil/testing';
 import { IllegalTransitionError, StaleAttemptError } from '@vigil/tasks';
 
 /**
@@ -51,6 +57,28 @@ describe('slices continued in place', () => {
     ]);
     expect(await jobOf(task.id, 2)).toBeUndefined();
     expect(await jobOf(task.id, 3)).toBeUndefined();
+  });
+
+  it('reads the task once, at the claim: a slice continued in place starts from what the last one left', async () => {
+    const { task } = await tasks.create('read-once', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
+    const observed = observeScriptCalls();
+    let outcome;
+    try {
+      outcome = await runner.run({ taskId: task.id, attempt: 1, slice: 1, reason: 'next_slice' });
+    } finally {
+      observed.restore();
+    }
+
+    expect(outcome).toBe('verifying');
+    const calls = observed.calls.filter((call) => call.keys[0] === ctx.keys.task(task.id));
+    expect(calls.filter((call) => call.name === 'load-slice')).toHaveLength(1);
+    expect(calls.filter((call) => call.name === 'transition-task')).toHaveLength(4);
+    // Every step numbered on from the one before, across the slices: the context went on whole.
+    const steps = (await ctx.redis.lrange(ctx.keys.actions(task.id), 0, -1)).map(
+      (entry) => (JSON.parse(entry) as { step: number; slice: number }).slice,
+    );
+    expect(steps).toEqual([1, 1, 2, 2, 3, 3]);
+    expect(await tasks.get(task.id)).toMatchObject({ sliceCount: 3, completedUnits: 5 });
   });
 
   /** Another task's first slice waiting on the shard, and a task run by a Worker of `places` places. */

@@ -1,5 +1,7 @@
 import type { SliceJob } from '@vigil/queue';
-import { TERMINAL_STATUSES } from '@vigil/tasks';
+import type { PlanStep } from '@vigil/kinds';
+import type { SteerInstruction } from '@vigil/tasks';
+import type { HeldSliceContext } from './slice-context';
 import type { ClaimedSlice, SliceSetup } from './slice-setup';
 
 /**
@@ -55,26 +57,54 @@ export class JobsInFlight {
 }
 
 /**
- * The next slice after `continueSlice`: the record as the move left it and the context this
- * Worker held at the end of the last one (read again if something changed it meanwhile), as a
- * claim would load them. `skipped` when the task is no longer running this slice for this
- * attempt (`sliceCount`: the count the move left; a stop, pause, resume or recovery came between):
- * the held context stays for a later slice.
+ * A slice that ended by `continueSlice`: the context it leaves (none when a step showed a change
+ * it did not make) and every instruction it knew of.
+ */
+export interface Continued {
+  held?: HeldSliceContext;
+  steering: readonly SteerInstruction[];
+}
+
+/**
+ * The next slice after `continueSlice`, with nothing read again: the move was fenced on the
+ * attempt and on `running` (a stop, pause or recovery in between refused it), and the context is
+ * the one this Worker's last step left. A write by anyone else since, or a new instruction, shows
+ * in the answer to the next step (its context version, its steering count), as it does within a
+ * slice. The record is the one the slice ran with, one slice on: nothing a slice reads of it
+ * (title, input, criteria, budget, model, policy) changes while the task runs.
+ */
+export function nextContinued(
+  setup: SliceSetup,
+  previous: ClaimedSlice,
+  held: HeldSliceContext,
+  steering: readonly SteerInstruction[],
+  sliceCount: number,
+): ClaimedSlice {
+  setup.heldContexts.starts.held++;
+  return {
+    task: { ...previous.task, sliceCount, contextVersion: held.version },
+    context: held.context,
+    source: 'held',
+    held,
+    steering: [...steering],
+  };
+}
+
+/**
+ * The next slice after `continueSlice` when the last slice kept no context (a step showed a change
+ * it did not make): the record as the move left it and the context read again, as a claim would
+ * load them. `skipped` when the task is no longer running this slice for this attempt
+ * (`sliceCount`: the count the move left; a stop, pause, resume or recovery came between).
  */
 export async function reloadContinued(
   setup: SliceSetup,
   job: SliceJob,
   sliceCount: number,
 ): Promise<ClaimedSlice | 'skipped'> {
-  const { heldContexts, contexts } = setup;
-  const held = heldContexts.take(job.taskId);
-  const loaded = await contexts.loadForSlice(job.taskId, held);
+  const loaded = await setup.contexts.loadForSlice<PlanStep[]>(job.taskId);
   const { task } = loaded;
-  if (!task || task.attempt !== job.attempt || task.status !== 'running' || task.sliceCount !== sliceCount) {
-    if (held && loaded.source === 'held' && task && !TERMINAL_STATUSES.includes(task.status))
-      heldContexts.put(job.taskId, held);
+  if (!task || task.attempt !== job.attempt || task.status !== 'running' || task.sliceCount !== sliceCount)
     return 'skipped';
-  }
-  heldContexts.starts[loaded.source]++;
+  setup.heldContexts.starts[loaded.source]++;
   return { ...loaded, task };
 }

@@ -16,7 +16,7 @@ import {
 import { VIGIL, type TraceSpan } from '@vigil/telemetry';
 import { ActiveSlices } from './active-slices';
 import { HeartbeatTimer } from './heartbeat-timer';
-import { SliceContextCache } from './slice-context';
+import { SliceContextCache, type HeldSliceContext } from './slice-context';
 import { SliceServices } from './slice-services';
 import { failAttempt, handOff, type SliceOutcome } from './slice-hand-off';
 import type { SliceSession } from './slice-session';
@@ -31,7 +31,13 @@ import {
 import { resolveTaskTools } from './task-tools';
 import { isFencingError } from './tool-executor';
 import { childrenSection } from './child-tasks';
-import { continuesHere, JobsInFlight, reloadContinued } from './slice-continuation';
+import {
+  continuesHere,
+  JobsInFlight,
+  nextContinued,
+  reloadContinued,
+  type Continued,
+} from './slice-continuation';
 import { interrupted, storeFull } from './slice-interruptions';
 
 export { WORKER_ID } from './slice-services';
@@ -95,10 +101,15 @@ export class SliceRunner {
     try {
       for (let current = claimed, slice = job; ;) {
         const ended = await this.runTraced(current, slice, sliceCount);
-        if (ended !== 'continued') return ended;
+        if (typeof ended === 'string') return ended;
         continued?.(slice.slice);
         slice = { ...slice, slice: slice.slice + 1, reason: 'next_slice' };
-        const next = await reloadContinued(this.setup, slice, ++sliceCount);
+        sliceCount++;
+        if (ended.held) {
+          current = nextContinued(this.setup, current, ended.held, ended.steering, sliceCount);
+          continue;
+        }
+        const next = await reloadContinued(this.setup, slice, sliceCount);
         if (next === 'skipped') return 'aborted';
         current = next;
       }
@@ -116,11 +127,11 @@ export class SliceRunner {
     claimed: ClaimedSlice,
     job: SliceJob,
     sliceCount: number,
-  ): Promise<SliceOutcome | 'continued'> {
+  ): Promise<SliceOutcome | Continued> {
     const span = sliceSpan(this.services, claimed.task, job);
     try {
       const outcome = await this.runClaimed(claimed, job, span, sliceCount);
-      span.set({ [VIGIL.sliceOutcome]: outcome });
+      span.set({ [VIGIL.sliceOutcome]: typeof outcome === 'string' ? outcome : 'continued' });
       return outcome;
     } catch (error) {
       span.fail(error);
@@ -135,7 +146,7 @@ export class SliceRunner {
     job: SliceJob,
     span: TraceSpan,
     sliceCount: number,
-  ): Promise<SliceOutcome | 'continued'> {
+  ): Promise<SliceOutcome | Continued> {
     const { task } = claimed;
     let session: SliceSession | undefined;
     const controller = this.active.register(task.id, job.attempt, () => session?.inFlight ?? null);
@@ -186,20 +197,18 @@ export class SliceRunner {
       session = created.session;
       const result = await session.run();
       heartbeat.stop();
-      const keepContext = () => {
+      const heldContext = (): HeldSliceContext | undefined => {
         const kept = created.session.heldContext();
-        if (kept)
-          this.heldContexts.put(task.id, {
-            ...kept,
-            plan: created.plan.current,
-            loops: created.loops.counts(),
-          });
+        return kept && { ...kept, plan: created.plan.current, loops: created.loops.counts() };
+      };
+      const keepContext = () => {
+        const held = heldContext();
+        if (held) this.heldContexts.put(task.id, held);
       };
       const jobsHere = this.jobs.count(task.id);
       if (result.end === 'next_slice' && (await continuesHere(this.setup, task.id, sliceCount, jobsHere))) {
         await this.lifecycle.continueSlice(task, this.claimFields(task, job));
-        keepContext();
-        return 'continued';
+        return { held: heldContext(), steering: created.steering.given };
       }
       return await handOff(this.lifecycle, task, job, result, keepContext);
     } catch (error) {

@@ -102,7 +102,7 @@ export function openSession(
     ...situation
   }: Pick<SliceData, 'childrenSummary' | 'statefulServers'> & { loopCounts?: LoopCounts },
   span: TraceSpan,
-): { session: SliceSession; plan: { current?: PlanStep[] }; loops: LoopGuard } {
+): { session: SliceSession; plan: { current?: PlanStep[] }; loops: LoopGuard; steering: SliceSteering } {
   const { task, context } = claimed;
   const loops = new LoopGuard(setup.services.config, loopCounts);
   const { attempt, slice } = job;
@@ -166,5 +166,5 @@ export function openSession(
     services: setup.services,
     loops,
   });
-  return { session, plan, loops };
+  return { session, plan, loops, steering };
 }

@@ -27,6 +27,11 @@ export class SliceSteering {
     this.shown = given.length;
   }
 
+  /** Every instruction this slice knows of, oldest first: what a next slice continued in place opens with. */
+  get given(): readonly SteerInstruction[] {
+    return this.known;
+  }
+
   /** The opening's section: every instruction given before the slice started, oldest first; '' when none. */
   opening(): string {
     if (this.shown === 0) return '';
