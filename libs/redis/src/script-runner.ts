@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import { PreparedScript } from './prepared-script';
 
 export interface ScriptDefinition {
-  /** The command name registered on the connection (the `.lua` file's name). */
+  /** The script's name: its `.lua` file's. */
   name: string;
   /** `variable`: a script over as many keys as a call passes (all in one slot, like any call's). */
   numberOfKeys: number | 'variable';
@@ -10,31 +10,24 @@ export interface ScriptDefinition {
   lua: string;
 }
 
-type ScriptCommand = (...args: (string | number)[]) => Promise<unknown>;
-
 /**
- * Loads scripts once per connection with `defineCommand` (EVALSHA, falling back to EVAL after a
- * SCRIPT FLUSH or restart) and runs them. Every script call in Vigil goes through `run`, which is
- * also where tests observe the keys of each call.
+ * Runs the scripts, each as a prepared EVALSHA that falls back to EVAL with the source when the
+ * server answers NOSCRIPT (a new server, a restart, SCRIPT FLUSH): see PreparedScript. Every
+ * script call in Vigil goes through `run` or `runMany`, which is also where tests observe the keys
+ * of each call.
  */
 export class ScriptRunner {
-  private readonly defined = new Set<string>();
-  /** The variable-key scripts, each also ready to run with a long argument list (`runMany`). */
   private readonly prepared = new Map<string, PreparedScript>();
+  /** Each script's declared key count; `variable` (`runMany`): a call passes as many as it has. */
+  private readonly keyCounts = new Map<string, number | 'variable'>();
 
   constructor(
     private readonly redis: Redis,
     scripts: ScriptDefinition[],
   ) {
     for (const script of scripts) {
-      const variable = script.numberOfKeys === 'variable';
-      // Without numberOfKeys, ioredis takes the key count as the call's first argument.
-      redis.defineCommand(script.name, {
-        lua: script.lua,
-        ...(variable ? {} : { numberOfKeys: script.numberOfKeys as number }),
-      });
-      this.defined.add(script.name);
-      if (variable) this.prepared.set(script.name, new PreparedScript(script.lua));
+      this.prepared.set(script.name, new PreparedScript(script.lua));
+      this.keyCounts.set(script.name, script.numberOfKeys);
     }
   }
 
@@ -43,17 +36,27 @@ export class ScriptRunner {
    * (see PreparedScript): what the group commit of steps sends.
    */
   runMany<T = unknown>(name: string, keys: readonly string[], args: readonly string[]): Promise<T> {
-    const script = this.prepared.get(name);
+    const script = this.keyCounts.get(name) === 'variable' ? this.prepared.get(name) : undefined;
     if (!script)
       return Promise.reject(new Error(`Lua script ${name} was not loaded as a variable-key script`));
     return script.run<T>(this.redis, keys, args);
   }
 
+  /**
+   * One call of a script. Sent as a prepared EVALSHA rather than through the command ioredis
+   * defines: that one copies and flattens the arguments and wraps its promise once more on every
+   * call, which a transition or a slice's start pays for nothing.
+   */
   run<T = unknown>(name: string, keys: readonly string[], args: (string | number)[]): Promise<T> {
-    if (!this.defined.has(name)) return Promise.reject(new Error(`Lua script ${name} was not loaded`));
-    const command = (this.redis as unknown as Record<string, ScriptCommand>)[name];
-    const counted: readonly (string | number)[] = this.prepared.has(name) ? [keys.length, ...keys] : keys;
-    // The command's own promise, not one more async frame around it: this runs on every step.
-    return command.apply(this.redis, counted.concat(args)) as Promise<T>;
+    const script = this.prepared.get(name);
+    if (!script) return Promise.reject(new Error(`Lua script ${name} was not loaded`));
+    const declared = this.keyCounts.get(name);
+    if (declared !== 'variable' && declared !== keys.length)
+      return Promise.reject(
+        new Error(`Lua script ${name} takes ${declared} keys, called with ${keys.length}`),
+      );
+    const strings = new Array<string>(args.length);
+    for (let i = 0; i < args.length; i++) strings[i] = String(args[i]);
+    return script.run<T>(this.redis, keys, strings);
   }
 }
