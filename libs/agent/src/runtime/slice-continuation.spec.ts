@@ -12,6 +12,9 @@ describe('nextContinued: the slice after one continued in place', () => {
     status: 'running',
     sliceCount: 3,
     contextVersion: 7,
+    workerId: 'worker-before',
+    provider: 'scripted',
+    codeVersion: 'v1',
   } as unknown as TaskRecord;
   const instruction = (id: string, text: string): SteerInstruction => ({
     id,
@@ -37,18 +40,25 @@ describe('nextContinued: the slice after one continued in place', () => {
     loops: { attempt: 2, calls: new Map(), idleCalls: 0 } as unknown as HeldSliceContext['loops'],
   };
 
-  it('starts from the held context and the instructions the last slice knew, one slice on, and counts a held start', () => {
+  it('starts from the held context and the instructions the last slice knew, one slice on, run by this Worker, and counts a held start', () => {
     const heldContexts = new SliceContextCache({ workerConcurrency: 4 });
     const steering = [...given, instruction('s2', 'and cite sources')];
 
-    const next = nextContinued({ heldContexts } as unknown as SliceSetup, previous, held, steering, 4);
+    const moved = {
+      sliceCount: 4,
+      workerId: 'worker-here',
+      provider: 'scripted' as const,
+      codeVersion: 'v2',
+    };
 
-    expect(next.task).toEqual({ ...task, sliceCount: 4, contextVersion: 12 });
+    const next = nextContinued({ heldContexts } as unknown as SliceSetup, previous, held, steering, moved);
+
+    expect(next.task).toEqual({ ...task, ...moved, contextVersion: 12 });
     expect(next.context).toBe(held.context);
     expect(next).toMatchObject({ source: 'held', held });
     expect(next.steering).toEqual(steering);
     expect(next.steering).not.toBe(steering);
-    expect(previous.task).toMatchObject({ sliceCount: 3, contextVersion: 7 });
+    expect(previous.task).toMatchObject({ sliceCount: 3, contextVersion: 7, workerId: 'worker-before' });
     expect(heldContexts.starts).toEqual({ held: 1, stale: 0, none: 0 });
   });
 });

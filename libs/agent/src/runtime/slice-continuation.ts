@@ -1,6 +1,6 @@
 import type { SliceJob } from '@vigil/queue';
 import type { PlanStep } from '@vigil/kinds';
-import type { SteerInstruction } from '@vigil/tasks';
+import type { SteerInstruction, TaskRecord } from '@vigil/tasks';
 import type { HeldSliceContext } from './slice-context';
 import type { ClaimedSlice, SliceSetup } from './slice-setup';
 
@@ -70,19 +70,20 @@ export interface Continued {
  * attempt and on `running` (a stop, pause or recovery in between refused it), and the context is
  * the one this Worker's last step left. A write by anyone else since, or a new instruction, shows
  * in the answer to the next step (its context version, its steering count), as it does within a
- * slice. The record is the one the slice ran with, one slice on: nothing a slice reads of it
- * (title, input, criteria, budget, model, policy) changes while the task runs.
+ * slice. The record is the one the slice ran with, as the move and its steps left it (`moved`:
+ * the slice count, and who runs it, now this Worker): nothing else a slice reads of it (title,
+ * input, criteria, budget, model, policy) changes while the task runs.
  */
 export function nextContinued(
   setup: SliceSetup,
   previous: ClaimedSlice,
   held: HeldSliceContext,
   steering: readonly SteerInstruction[],
-  sliceCount: number,
+  moved: Pick<TaskRecord, 'sliceCount' | 'workerId' | 'provider' | 'codeVersion'>,
 ): ClaimedSlice {
   setup.heldContexts.starts.held++;
   return {
-    task: { ...previous.task, sliceCount, contextVersion: held.version },
+    task: { ...previous.task, ...moved, contextVersion: held.version },
     context: held.context,
     source: 'held',
     held,

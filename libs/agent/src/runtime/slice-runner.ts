@@ -106,7 +106,9 @@ export class SliceRunner {
         slice = { ...slice, slice: slice.slice + 1, reason: 'next_slice' };
         sliceCount++;
         if (ended.held) {
-          current = nextContinued(this.setup, current, ended.held, ended.steering, sliceCount);
+          const { workerId, provider, codeVersion } = this.claimFields(current.task, slice);
+          const moved = { sliceCount, workerId, provider, codeVersion };
+          current = nextContinued(this.setup, current, ended.held, ended.steering, moved);
           continue;
         }
         const next = await reloadContinued(this.setup, slice, sliceCount);
