@@ -44,16 +44,16 @@ describe('nextContinued: the slice after one continued in place', () => {
     const heldContexts = new SliceContextCache({ workerConcurrency: 4 });
     const steering = [...given, instruction('s2', 'and cite sources')];
 
-    const moved = {
-      sliceCount: 4,
-      workerId: 'worker-here',
-      provider: 'scripted' as const,
-      codeVersion: 'v2',
-    };
+    const started = { workerId: 'worker-here', provider: 'scripted' as const, codeVersion: 'v2' };
 
-    const next = nextContinued({ heldContexts } as unknown as SliceSetup, previous, held, steering, moved);
+    const next = nextContinued(
+      { heldContexts } as unknown as SliceSetup,
+      previous,
+      { held, steering, started },
+      4,
+    );
 
-    expect(next.task).toEqual({ ...task, ...moved, contextVersion: 12 });
+    expect(next.task).toEqual({ ...task, ...started, sliceCount: 4, contextVersion: 12 });
     expect(next.context).toBe(held.context);
     expect(next).toMatchObject({ source: 'held', held });
     expect(next.steering).toEqual(steering);

@@ -63,6 +63,8 @@ export class JobsInFlight {
 export interface Continued {
   held?: HeldSliceContext;
   steering: readonly SteerInstruction[];
+  /** Who runs the next slice, as the continue move wrote it. */
+  started: Pick<TaskRecord, 'workerId' | 'provider' | 'codeVersion'>;
 }
 
 /**
@@ -70,20 +72,19 @@ export interface Continued {
  * attempt and on `running` (a stop, pause or recovery in between refused it), and the context is
  * the one this Worker's last step left. A write by anyone else since, or a new instruction, shows
  * in the answer to the next step (its context version, its steering count), as it does within a
- * slice. The record is the one the slice ran with, as the move and its steps left it (`moved`:
- * the slice count, and who runs it, now this Worker): nothing else a slice reads of it (title,
+ * slice. The record is the one the slice ran with, as the move and its steps left it (the slice
+ * count, and who runs it: `started`, this Worker): nothing else a slice reads of it (title,
  * input, criteria, budget, model, policy) changes while the task runs.
  */
 export function nextContinued(
   setup: SliceSetup,
   previous: ClaimedSlice,
-  held: HeldSliceContext,
-  steering: readonly SteerInstruction[],
-  moved: Pick<TaskRecord, 'sliceCount' | 'workerId' | 'provider' | 'codeVersion'>,
+  { held, steering, started }: Continued & { held: HeldSliceContext },
+  sliceCount: number,
 ): ClaimedSlice {
   setup.heldContexts.starts.held++;
   return {
-    task: { ...previous.task, ...moved, contextVersion: held.version },
+    task: { ...previous.task, ...started, sliceCount, contextVersion: held.version },
     context: held.context,
     source: 'held',
     held,

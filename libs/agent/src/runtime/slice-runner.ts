@@ -106,9 +106,7 @@ export class SliceRunner {
         slice = { ...slice, slice: slice.slice + 1, reason: 'next_slice' };
         sliceCount++;
         if (ended.held) {
-          const { workerId, provider, codeVersion } = this.claimFields(current.task, slice);
-          const moved = { sliceCount, workerId, provider, codeVersion };
-          current = nextContinued(this.setup, current, ended.held, ended.steering, moved);
+          current = nextContinued(this.setup, current, { ...ended, held: ended.held }, sliceCount);
           continue;
         }
         const next = await reloadContinued(this.setup, slice, sliceCount);
@@ -209,8 +207,9 @@ export class SliceRunner {
       };
       const jobsHere = this.jobs.count(task.id);
       if (result.end === 'next_slice' && (await continuesHere(this.setup, task.id, sliceCount, jobsHere))) {
-        await this.lifecycle.continueSlice(task, this.claimFields(task, job));
-        return { held: heldContext(), steering: created.steering.given };
+        const { attempt, ...started } = this.claimFields(task, job);
+        await this.lifecycle.continueSlice(task, { attempt, ...started });
+        return { held: heldContext(), steering: created.steering.given, started };
       }
       return await handOff(this.lifecycle, task, job, result, keepContext);
     } catch (error) {
