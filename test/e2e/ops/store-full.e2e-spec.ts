@@ -93,9 +93,10 @@ describe('a full Redis, with api, worker and watcher processes', () => {
       (await tasksNow()).every((task) => task.status === 'running' && (task.completedUnits ?? 0) >= 5),
     );
 
-    // Full once the tasks' own writes have used a little more; then held full (a cap just above
-    // what is used opens again for moments as client buffers are freed).
-    await small.fillAfter(128 * 1024);
+    // Full once the tasks' own writes have used a little more, well before any task can end (a
+    // few steps' worth: the faster a slice continues, the sooner a task reaches its claim); then
+    // held full (a cap just above what is used opens again for moments as client buffers are freed).
+    await small.fillAfter(32 * 1024);
     await until('Redis full from the tasks’ writes', () => small.isFull(), 30_000);
     await small.fill();
     const filledAt = Date.now();
