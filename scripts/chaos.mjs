@@ -15,7 +15,7 @@ import { checkInvariants } from './chaos/invariants.mjs';
 import { RedisFullFault } from './chaos/redis-full.mjs';
 import { ChaosRedis } from './chaos/redis-server.mjs';
 import { ChaosCluster } from './chaos-cluster.mjs';
-import { appReady, Child, freePort, freePorts } from './demo/processes.mjs';
+import { appReady, Child, freePort, startListening } from './demo/processes.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const arg = (name, fallback) => {
@@ -46,9 +46,10 @@ const { campaignBuildDemoInput } = require(
   join(root, dist, 'libs/builtin-kinds/src/campaign-build/demo-input.js'),
 );
 
-const ports = await freePorts(3);
-const [sandboxPort, apiPort] = ports.slice(1);
-const redisPort = arg('redis-port', ports[0]);
+const redisPort = arg('redis-port', await freePort());
+// The API keeps its port across restarts (the run's client calls it there) unless another process
+// takes it while the API is down.
+let apiPort = await freePort();
 if (!ChaosRedis.available()) {
   console.error('chaos needs redis-server installed (it runs its own, persistent, and restarts it mid-run)');
   process.exit(1);
@@ -71,25 +72,30 @@ const env = {
   USER_UPDATE_INTERVAL_MS: String(INTERVAL),
   TASK_MAX_SLICES: '60',
   WORKER_CONCURRENCY: '4',
-  META_API_BASE_URL: `http://127.0.0.1:${sandboxPort}/v21.0`,
   META_ACCESS_TOKEN: 'sandbox-token',
   API_KEYS: 'chaos:chaos-key-0001',
   LOG_LEVEL: 'warn',
 };
 
-const sandbox = new Child('meta-sandbox', root, `${dist}/apps/meta-sandbox/src/main.js`, {
-  ...env,
-  LOG_LEVEL: 'info',
-  META_SANDBOX_PORT: String(sandboxPort),
-  META_SANDBOX_SEED: String(seed),
-  META_SANDBOX_FAULTS: JSON.stringify({
-    rateLimit: { every: 60, burst: 2 },
-    transient500Probability: 0.02,
-    commitThenDropProbability: 0.02,
-    latencyMs: { min: 1, max: 10 },
+const { child: sandbox, port: sandboxPort } = await startListening({
+  name: 'meta-sandbox',
+  root,
+  entry: `${dist}/apps/meta-sandbox/src/main.js`,
+  ready: /listening/,
+  env: (port) => ({
+    ...env,
+    LOG_LEVEL: 'info',
+    META_SANDBOX_PORT: String(port),
+    META_SANDBOX_SEED: String(seed),
+    META_SANDBOX_FAULTS: JSON.stringify({
+      rateLimit: { every: 60, burst: 2 },
+      transient500Probability: 0.02,
+      commitThenDropProbability: 0.02,
+      latencyMs: { min: 1, max: 10 },
+    }),
   }),
 });
-await sandbox.ready(/listening/);
+env.META_API_BASE_URL = `http://127.0.0.1:${sandboxPort}/v21.0`;
 
 // Every role runs under a keeper that restarts it when it dies, as an orchestrator would.
 const roles = [
@@ -102,7 +108,8 @@ const slots = [];
 let stopping = false;
 for (const [app, count] of roles) {
   for (let i = 0; i < count; i++) {
-    const slot = { app, child: undefined, port: app === 'api' ? apiPort : await freePort() };
+    // Port 0 for the apps nobody calls here: the OS picks a free one.
+    const slot = { app, child: undefined, port: app === 'api' ? apiPort : 0 };
     slots.push(slot);
     slot.loop = (async () => {
       while (!stopping) {
@@ -119,6 +126,8 @@ for (const [app, count] of roles) {
         });
         await slot.child.ready(appReady(slot.app), 60_000).catch(() => undefined);
         await slot.child.exit;
+        if (slot.app === 'api' && /EADDRINUSE/.test(slot.child.output))
+          slot.port = apiPort = await freePort();
         if (!stopping) await new Promise((resolve) => setTimeout(resolve, 300));
       }
     })();

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
-import { appReady, Child, freePorts } from './demo/processes.mjs';
+import { appReady, Child, startListening } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
@@ -55,7 +55,6 @@ writeFileSync(
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
-const [apiPort, workerPort, watcherPort, notifierPort] = await freePorts(4);
 const timings = {
   HEARTBEAT_INTERVAL_MS: '1000',
   STALE_AFTER_MS: '5000',
@@ -66,10 +65,10 @@ const env = {
   ...process.env,
   ...timings,
   KEY_PREFIX: prefix,
-  PORT: String(apiPort),
-  WORKER_PORT: String(workerPort),
-  WATCHER_PORT: String(watcherPort),
-  NOTIFIER_PORT: String(notifierPort),
+  // Port 0: nobody calls the worker, watcher or notifier here, so the OS picks their ports.
+  WORKER_PORT: '0',
+  WATCHER_PORT: '0',
+  NOTIFIER_PORT: '0',
   API_KEYS: `${TENANT}:${KEY}`,
   VIGIL_TOOLS: catalogPath,
   // The tracker listens on loopback: HTTP tools and http_json checks refuse private targets otherwise.
@@ -92,8 +91,20 @@ const start = async (name, entry, ready) => {
   await child.ready(ready);
   return child;
 };
-await Promise.all([
-  start('api', `${dist}/apps/api/src/main.js`, appReady('api')),
+// The API is called at its port: chosen here, and chosen again if another process takes it first.
+const startApi = async () => {
+  const started = await startListening({
+    name: 'api',
+    root,
+    entry: `${dist}/apps/api/src/main.js`,
+    ready: appReady('api'),
+    env: (port) => ({ ...env, PORT: String(port) }),
+  });
+  children.push(started.child);
+  return started.port;
+};
+const [apiPort] = await Promise.all([
+  startApi(),
   start('watcher', `${dist}/apps/watcher/src/main.js`, appReady('watcher')),
   start('notifier', `${dist}/apps/notifier/src/main.js`, appReady('notifier')),
 ]);

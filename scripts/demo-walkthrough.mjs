@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
-import { appReady, Child, freePorts } from './demo/processes.mjs';
+import { appReady, Child, startListening } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, red, table } from './demo/render.mjs';
@@ -52,8 +52,6 @@ writeFileSync(
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
-const [apiPort, workerPort, watcherPort, notifierPort] = await freePorts(4);
-const base = `http://127.0.0.1:${apiPort}`;
 const env = {
   ...process.env,
   HEARTBEAT_INTERVAL_MS: '1000',
@@ -61,11 +59,10 @@ const env = {
   WATCHER_INTERVAL_MS: '1000',
   USER_UPDATE_INTERVAL_MS: '10000',
   KEY_PREFIX: prefix,
-  PORT: String(apiPort),
-  WORKER_PORT: String(workerPort),
-  WATCHER_PORT: String(watcherPort),
-  NOTIFIER_PORT: String(notifierPort),
-  PUBLIC_BASE_URL: base,
+  // Port 0: nobody calls the worker, watcher or notifier here, so the OS picks their ports.
+  WORKER_PORT: '0',
+  WATCHER_PORT: '0',
+  NOTIFIER_PORT: '0',
   API_KEYS: `${TENANT}:${KEY}`,
   VIGIL_TOOLS: catalogPath,
   OBJECT_STORE_URL: `file://${join(temp, 'objects')}`,
@@ -88,9 +85,23 @@ const start = async (name, entry) => {
 let deaths = 0;
 let stopping = false;
 let workerLoop = Promise.resolve();
+// The API is called at its port, and every app links to it (PUBLIC_BASE_URL): chosen first, and
+// chosen again if another process takes it before the API listens.
+let apiPort;
+let base;
 try {
+  const api = await startListening({
+    name: 'api',
+    root,
+    entry: `${dist}/apps/api/src/main.js`,
+    ready: appReady('api'),
+    env: (port) => ({ ...env, PORT: String(port), PUBLIC_BASE_URL: `http://127.0.0.1:${port}` }),
+  });
+  children.push(api.child);
+  apiPort = api.port;
+  base = `http://127.0.0.1:${apiPort}`;
+  env.PUBLIC_BASE_URL = base;
   await Promise.all([
-    start('api', `${dist}/apps/api/src/main.js`),
     start('watcher', `${dist}/apps/watcher/src/main.js`),
     start('notifier', `${dist}/apps/notifier/src/main.js`),
   ]);

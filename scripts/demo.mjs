@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { endDemo, ensureReadyToRun, fail, stopDemo } from './demo/ending.mjs';
-import { appReady, Child, freePorts } from './demo/processes.mjs';
+import { appReady, Child, startListening } from './demo/processes.mjs';
 import { vigilClient } from './demo/client.mjs';
 import { retryLines } from './demo/recoveries.mjs';
 import { bold, cyan, dim, green, line, progress, red, table } from './demo/render.mjs';
@@ -40,7 +40,6 @@ const { campaignBuildDemoInput } = require(
 );
 
 const prefix = `vigil-demo-${randomBytes(3).toString('hex')}`;
-const [apiPort, sandboxPort, workerPort, watcherPort, notifierPort] = await freePorts(5);
 const timings = {
   HEARTBEAT_INTERVAL_MS: '1000',
   STALE_AFTER_MS: '5000',
@@ -52,11 +51,10 @@ const env = {
   ...process.env,
   ...timings,
   KEY_PREFIX: prefix,
-  PORT: String(apiPort),
-  WORKER_PORT: String(workerPort),
-  WATCHER_PORT: String(watcherPort),
-  NOTIFIER_PORT: String(notifierPort),
-  META_API_BASE_URL: `http://127.0.0.1:${sandboxPort}/v21.0`,
+  // Port 0: nobody calls the worker, watcher or notifier here, so the OS picks their ports.
+  WORKER_PORT: '0',
+  WATCHER_PORT: '0',
+  NOTIFIER_PORT: '0',
   META_ACCESS_TOKEN: 'sandbox-token',
   API_KEYS: 'demo:demo-key-0001',
   ADMIN_PASSWORD: adminPassword,
@@ -88,13 +86,32 @@ const start = async (name, entry, ready, extraEnv = {}) => {
   await child.ready(ready);
   return child;
 };
-const sandbox = await start('meta-sandbox', `${dist}/apps/meta-sandbox/src/main.js`, /listening/, {
-  META_SANDBOX_PORT: String(sandboxPort),
-  META_SANDBOX_FAULTS: JSON.stringify(faults),
-  META_SANDBOX_SEED: '7',
-});
-await Promise.all([
-  start('api', `${dist}/apps/api/src/main.js`, appReady('api')),
+// The sandbox and the API are called at their ports, so theirs are chosen here (and chosen again
+// if another process takes one first).
+const listening = async (name, entry, ready, portEnv) => {
+  const started = await startListening({
+    name,
+    root,
+    entry,
+    ready,
+    env: (port) => ({ ...env, ...portEnv(port) }),
+  });
+  children.push(started.child);
+  return started;
+};
+const { child: sandbox, port: sandboxPort } = await listening(
+  'meta-sandbox',
+  `${dist}/apps/meta-sandbox/src/main.js`,
+  /listening/,
+  (port) => ({
+    META_SANDBOX_PORT: String(port),
+    META_SANDBOX_FAULTS: JSON.stringify(faults),
+    META_SANDBOX_SEED: '7',
+  }),
+);
+env.META_API_BASE_URL = `http://127.0.0.1:${sandboxPort}/v21.0`;
+const [{ port: apiPort }] = await Promise.all([
+  listening('api', `${dist}/apps/api/src/main.js`, appReady('api'), (port) => ({ PORT: String(port) })),
   start('watcher', `${dist}/apps/watcher/src/main.js`, appReady('watcher')),
   start('notifier', `${dist}/apps/notifier/src/main.js`, appReady('notifier')),
 ]);

@@ -3,29 +3,45 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import { join } from 'node:path';
 
-/**
- * `count` free ports, all different: each listener stays open until every port is known, so two
- * calls cannot be handed the same port (ports asked for one by one, in parallel, could be).
- */
-export async function freePorts(count) {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise((resolve, reject) => {
-          const server = net.createServer();
-          server.once('error', reject);
-          server.listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((server) => server.address().port);
-  await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
-  return ports;
+/** A port free at the moment of asking: another process may take it before the caller listens. */
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
 }
 
-export async function freePort() {
-  return (await freePorts(1))[0];
+/**
+ * Starts a child that must listen on a port chosen before it starts (the API, whose address the
+ * other processes are given; the sandbox). A port found free can be taken by another process
+ * before the child listens: when the child fails with EADDRINUSE, it starts again on another port.
+ * `env(port)` gives the child's environment for a port; `ports` picks them (freePort by default).
+ */
+export async function startListening({
+  name,
+  root,
+  entry,
+  env,
+  ready,
+  timeoutMs,
+  attempts = 5,
+  ports = freePort,
+}) {
+  for (let attempt = 1; ; attempt++) {
+    const port = await ports();
+    const child = new Child(name, root, entry, env(port));
+    try {
+      await child.ready(ready, timeoutMs);
+      return { child, port, attempts: attempt };
+    } catch (error) {
+      await child.stop();
+      if (attempt >= attempts || !/EADDRINUSE/.test(child.output)) throw error;
+    }
+  }
 }
 
 /** A Vigil app's own ready line (libs/platform bootstrap), not any output containing "ready" ("already in use"). */
@@ -52,8 +68,7 @@ export class Child {
   async ready(pattern, timeoutMs = 30_000) {
     const deadline = Date.now() + timeoutMs;
     while (!pattern.test(this.output)) {
-      if (this.process.exitCode !== null)
-        throw new Error(`${this.name} exited during start:\n${this.output.slice(-2000)}`);
+      if (!this.alive()) throw new Error(`${this.name} exited during start:\n${this.output.slice(-2000)}`);
       if (Date.now() > deadline)
         throw new Error(`${this.name} did not start in ${timeoutMs} ms:\n${this.output.slice(-2000)}`);
       await new Promise((resolve) => setTimeout(resolve, 50));
