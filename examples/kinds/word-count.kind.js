@@ -65,18 +65,22 @@ exports.kinds = ({ defineKind, defineTool, defineCheck, flagRules, ToolArgumentE
     checks: {
       // The evidence is the runtime's record of each step's output, recomputed here: never the
       // agent's word that it counted.
-      all_documents_counted: defineCheck(flagRules(), async (criterion, context) => {
-        const wrong = context.input.documents
-          .filter((doc) => context.outputs.get(`count:${doc.name}`)?.words !== words(doc.text))
-          .map((doc) => doc.name);
-        return {
-          check: criterion.check,
-          expected: criterion.expected,
-          actual: wrong.length === 0,
-          passed: wrong.length === 0 || criterion.expected === false,
-          ...(wrong.length ? { detail: `not counted correctly: ${wrong.join(', ')}` } : {}),
-        };
-      }),
+      // `reads`: the parts of the record the check reads; the Watcher loads only those.
+      all_documents_counted: defineCheck(
+        { ...flagRules(), reads: ['outputs'] },
+        async (criterion, context) => {
+          const wrong = context.input.documents
+            .filter((doc) => context.outputs.get(`count:${doc.name}`)?.words !== words(doc.text))
+            .map((doc) => doc.name);
+          return {
+            check: criterion.check,
+            expected: criterion.expected,
+            actual: wrong.length === 0,
+            passed: wrong.length === 0 || criterion.expected === false,
+            ...(wrong.length ? { detail: `not counted correctly: ${wrong.join(', ')}` } : {}),
+          };
+        },
+      ),
     },
     // Optional members. The kind's own criterion, on every task (checked against `checks` at load):
     exitCriteria: [{ check: 'all_documents_counted', expected: true }],

@@ -144,6 +144,11 @@ describe('code kinds (VIGIL_KINDS)', () => {
       /bare\.js: task kind word_count: check all_documents_counted must be declared with defineCheck \(missing validateExpected/,
     ],
     [
+      'a check whose reads name a part the record does not have',
+      () => moduleWith('reads', "kind.checks.all_documents_counted.reads = ['outputs', 'journal']"),
+      /reads\.js: task kind word_count: check all_documents_counted: reads must be a list of actions, doneSteps, outputs, artifacts/,
+    ],
+    [
       'an input schema Ajv cannot compile',
       () =>
         moduleDefining('schema', "def.input = { type: 'object', properties: { a: { type: 'teleport' } } }"),

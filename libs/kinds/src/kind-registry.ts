@@ -1,6 +1,6 @@
 import { DomainError, InvalidTaskInputError } from '@vigil/tasks';
 import type { DefinedKind } from './define-kind';
-import type { TaskKind } from './task-kind';
+import { EVERY_CHECKED_RECORD, type CheckedRecord, type TaskKind } from './task-kind';
 import { KindModuleError, loadKindModule } from './kind-loader';
 import { validateKindInput } from './validate-input';
 import { versionProblems } from './kind-versions';
@@ -64,6 +64,12 @@ function shapeProblems(kind: LoadableKind): string[] {
       problems.push(
         `check ${name} must be declared with defineCheck (missing ${missing.join(', ') || 'the check itself'})`,
       );
+    const reads: unknown = check?.reads;
+    if (
+      reads !== undefined &&
+      (!Array.isArray(reads) || reads.some((part) => !EVERY_CHECKED_RECORD.includes(part as CheckedRecord)))
+    )
+      problems.push(`check ${name}: reads must be a list of ${EVERY_CHECKED_RECORD.join(', ')}`);
   }
   return problems;
 }

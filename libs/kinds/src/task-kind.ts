@@ -138,6 +138,21 @@ export interface CheckContext<Input = unknown> {
   artifacts?: readonly ArtifactEntry[];
 }
 
+/**
+ * The parts of the runtime's record a check may read beyond the task's input and findings. The
+ * Watcher loads, for a task's checks, only the parts they declare (`CheckRules.reads`): an action
+ * log, a done set and saved outputs as long as the task, read for every task it verifies.
+ */
+export type CheckedRecord = 'actions' | 'doneSteps' | 'outputs' | 'artifacts';
+
+/** What a check that declares no `reads` is given: every part. */
+export const EVERY_CHECKED_RECORD: readonly CheckedRecord[] = [
+  'actions',
+  'doneSteps',
+  'outputs',
+  'artifacts',
+];
+
 /** Runs one exit criterion against the external system or the runtime's record, never the Worker's claims. */
 export type RunCheck<Input = unknown> = (
   criterion: ExitCriterion,
@@ -161,6 +176,11 @@ export interface CheckRules<Input = unknown> {
   atLeastAsStrict(requested: unknown, own: unknown): boolean;
   /** The values at least as strict as `own`, in words: "an integer ≥ 36", "true". */
   atLeast(own: unknown): string;
+  /**
+   * The parts of the record the check reads (docs/kinds.md, "Exit criteria"); a part it reads
+   * without declaring throws. Absent: every part, as a kind that does not say is given.
+   */
+  reads?: readonly CheckedRecord[];
 }
 
 /** A deterministic exit check: callable as the check, carrying the rules of its criteria. */
@@ -174,6 +194,7 @@ export function defineCheck<Input>(rules: CheckRules<Input>, run: RunCheck<Input
     validateArgs: rules.validateArgs,
     atLeastAsStrict: rules.atLeastAsStrict,
     atLeast: rules.atLeast,
+    reads: rules.reads,
   });
 }
 

@@ -1,11 +1,22 @@
 import { Injectable, Optional } from '@nestjs/common';
-import { CheckUnavailableError, KindBinder } from '@vigil/kinds';
+import {
+  CheckUnavailableError,
+  EVERY_CHECKED_RECORD,
+  KindBinder,
+  type CheckContext,
+  type CheckedRecord,
+  type ExitCheck,
+} from '@vigil/kinds';
 import {
   ArtifactList,
   ChildTaskRepository,
+  ContextPartNotLoadedError,
   TaskContextStore,
+  type ArtifactEntry,
   type CheckResult,
+  type ContextPart,
   type Finding,
+  type TaskContext,
   type TaskRecord,
 } from '@vigil/tasks';
 
@@ -30,39 +41,33 @@ export class ExitCheckRunner {
 
   async run(task: TaskRecord, signal: AbortSignal): Promise<CheckRun> {
     const bound = this.kinds.bind(task);
-    const context = await this.contexts.load(task.id);
+    const criteria = task.exitCriteria.map((criterion) => ({
+      criterion,
+      check: bound.check(criterion.check),
+    }));
+    // Only what the task's checks declare they read (docs/kinds.md, "Exit criteria"): the findings
+    // always, for the result; an action log, a done set or outputs as long as the task only when
+    // a check reads them.
+    const reads = new Set(criteria.flatMap(({ check }) => (check ? readsOf(check) : [])));
+    const contextParts = new Set([...reads].filter((part): part is ContextPart => part !== 'artifacts'));
+    const context = await this.contexts.loadParts(task.id, contextParts);
     // children_completed reads the children's own records (docs/missions.md, "Child missions").
     const children = task.children && this.children ? await this.children.list(task.id) : [];
     // artifact_exists reads the task's artifact list (docs/api.md, "Artifacts").
-    const artifacts = this.artifacts ? await this.artifacts.live(task.id) : [];
-    // The recorded parts are decoded when a check first reads them (contextOfStored): a check of
-    // the done steps never decodes an action log as long as the task.
-    const evidence = {
+    const artifacts = reads.has('artifacts') && this.artifacts ? await this.artifacts.live(task.id) : [];
+    const recorded: Recorded = { context, artifacts };
+    const shared = {
       taskId: task.id,
       tenantId: task.tenantId,
       input: task.input,
-      get findings() {
-        return context.findings;
-      },
-      get actions() {
-        return context.actions;
-      },
-      get doneSteps() {
-        return context.doneSteps;
-      },
-      get outputs() {
-        return context.outputs;
-      },
       children: children.map((child) => ({ id: child.id, title: child.title, status: child.status })),
-      artifacts,
       signal,
       // tool_result calls the catalog's read tools from here: the Watcher may load libs/tools.
       services: bound.services,
     };
     const checks: CheckResult[] = [];
     const unavailable: CheckRun['unavailable'] = [];
-    for (const criterion of task.exitCriteria) {
-      const check = bound.check(criterion.check);
+    for (const { criterion, check } of criteria) {
       if (!check) {
         checks.push({
           ...criterion,
@@ -73,7 +78,7 @@ export class ExitCheckRunner {
         continue;
       }
       try {
-        checks.push(await check(criterion, evidence));
+        checks.push(await check(criterion, evidenceFor(check, shared, recorded)));
       } catch (error) {
         if (error instanceof CheckUnavailableError)
           unavailable.push({ check: criterion.check, reason: error.message });
@@ -84,4 +89,48 @@ export class ExitCheckRunner {
     const passed = checks.length > 0 && unavailable.length === 0 && checks.every((check) => check.passed);
     return { checks, unavailable, passed, findings: context.findings };
   }
+}
+
+function readsOf(check: ExitCheck): readonly CheckedRecord[] {
+  return check.reads ?? EVERY_CHECKED_RECORD;
+}
+
+interface Recorded {
+  context: TaskContext;
+  artifacts: ArtifactEntry[];
+}
+
+/**
+ * What one check is shown: the task, and of the record only the parts it declares. Each part is
+ * decoded when first read; a part it reads without declaring throws, so a wrong declaration fails
+ * the check's own tests rather than passing on an empty log.
+ */
+function evidenceFor(
+  check: ExitCheck,
+  shared: Omit<CheckContext, 'findings' | 'actions' | 'doneSteps' | 'outputs' | 'artifacts'>,
+  { context, artifacts }: Recorded,
+): CheckContext {
+  const reads = readsOf(check);
+  const declared = <T>(part: CheckedRecord, value: () => T): T => {
+    if (!reads.includes(part)) throw new ContextPartNotLoadedError(part);
+    return value();
+  };
+  return {
+    ...shared,
+    get findings() {
+      return context.findings;
+    },
+    get actions() {
+      return declared('actions', () => context.actions);
+    },
+    get doneSteps() {
+      return declared('doneSteps', () => context.doneSteps);
+    },
+    get outputs() {
+      return declared('outputs', () => context.outputs);
+    },
+    get artifacts() {
+      return declared('artifacts', () => artifacts);
+    },
+  };
 }

@@ -60,7 +60,7 @@ export const noopKind: TaskKind<NoopInput> = {
   checks: {
     // The action log is written by the runtime, never by the model: it is this kind's evidence.
     all_steps_recorded: defineCheck(
-      countRules((input: NoopInput) => input.steps, 'steps'),
+      { ...countRules((input: NoopInput) => input.steps, 'steps'), reads: ['doneSteps'] },
       async (criterion, context) => {
         const expected = Number(criterion.expected);
         const recorded = Array.from({ length: context.input.steps }, (_, i) => `step:${i}`).filter((key) =>

@@ -54,6 +54,17 @@ export interface StoredContext {
   steering?: readonly string[];
 }
 
+/** The parts of a context a reader may leave unread (TaskContextStore.loadParts). */
+export type ContextPart = 'actions' | 'doneSteps' | 'outputs';
+
+/** A part of the context read that its load left out: a reader that did not say it needs it. */
+export class ContextPartNotLoadedError extends Error {
+  constructor(readonly part: string) {
+    super(`the task's ${part} were not loaded: whoever reads them must ask for them`);
+    this.name = 'ContextPartNotLoadedError';
+  }
+}
+
 /**
  * The context decoded from its stored form: one decoding for a live task and an archived one. Each
  * part is decoded when first read: a check reads one or two (the noop kind's its done steps), and
@@ -63,19 +74,29 @@ export function contextOfStored(stored: StoredContext): TaskContext {
   return new StoredTaskContext(stored);
 }
 
+/** What TaskContextStore.loadParts reads: the findings, and the parts asked for. */
+type PartialStoredContext = Pick<StoredContext, 'findings'> & Partial<Pick<StoredContext, ContextPart>>;
+
 /** Each part decoded on first read and kept. Nothing writes a loaded context: its parts are getters. */
 class StoredTaskContext implements TaskContext {
   private decoded: Partial<TaskContext> = {};
 
-  constructor(private readonly stored: StoredContext) {}
+  constructor(private readonly stored: StoredContext | PartialStoredContext) {}
 
   private part<K extends keyof TaskContext>(name: K, decode: () => TaskContext[K]): TaskContext[K] {
     if (!(name in this.decoded)) this.decoded[name] = decode();
     return this.decoded[name] as TaskContext[K];
   }
 
+  /** A part as stored; a load that left it out (loadParts) says so rather than answering empty. */
+  private storedPart<K extends ContextPart | 'journal'>(name: K): StoredContext[K] {
+    const stored = (this.stored as Partial<StoredContext>)[name];
+    if (stored === undefined) throw new ContextPartNotLoadedError(name);
+    return stored as StoredContext[K];
+  }
+
   get actions(): ActionRecord[] {
-    return this.part('actions', () => this.stored.actions.map((raw) => parse<ActionRecord>(raw)));
+    return this.part('actions', () => this.storedPart('actions').map((raw) => parse<ActionRecord>(raw)));
   }
 
   get recentActions(): ActionRecord[] | undefined {
@@ -83,16 +104,18 @@ class StoredTaskContext implements TaskContext {
       'recentActions',
       () =>
         this.decoded.actions?.slice(-RECENT_ACTIONS) ??
-        this.stored.actions.slice(-RECENT_ACTIONS).map((raw) => parse<ActionRecord>(raw)),
+        this.storedPart('actions')
+          .slice(-RECENT_ACTIONS)
+          .map((raw) => parse<ActionRecord>(raw)),
     );
   }
 
   get doneSteps(): Set<string> {
-    return this.part('doneSteps', () => new Set(this.stored.doneSteps));
+    return this.part('doneSteps', () => new Set(this.storedPart('doneSteps')));
   }
 
   get outputs(): Map<string, unknown> {
-    return this.part('outputs', () => decodeMap<unknown>(this.stored.outputs));
+    return this.part('outputs', () => decodeMap<unknown>(this.storedPart('outputs')));
   }
 
   get findings(): Finding[] {
@@ -100,11 +123,11 @@ class StoredTaskContext implements TaskContext {
   }
 
   get journal(): Map<string, JournalEntry> {
-    return this.part('journal', () => decodeMap<JournalEntry>(this.stored.journal));
+    return this.part('journal', () => decodeMap<JournalEntry>(this.storedPart('journal')));
   }
 
   get steering(): SteerInstruction[] | undefined {
-    return this.part('steering', () => (this.stored.steering ?? []).map(readInstruction));
+    return this.part('steering', () => ((this.stored as StoredContext).steering ?? []).map(readInstruction));
   }
 }
 
@@ -142,6 +165,29 @@ export class TaskContextStore {
       findings: value(3) as string[],
       journal: value(4) as Record<string, string>,
       steering: value(5) as string[],
+    });
+  }
+
+  /**
+   * The findings and only the parts asked for, in one round trip: what a task's exit checks read
+   * (their `reads`), without an action log or outputs as long as the task that none of them reads.
+   * Reading a part left out throws ContextPartNotLoadedError; the journal and the steering are
+   * never read here.
+   */
+  async loadParts(taskId: string, parts: ReadonlySet<ContextPart>): Promise<TaskContext> {
+    const pipeline = this.redis.pipeline().lrange(this.keys.findings(taskId), 0, -1);
+    if (parts.has('actions')) pipeline.lrange(this.keys.actions(taskId), 0, -1);
+    if (parts.has('doneSteps')) pipeline.smembers(this.keys.doneSteps(taskId));
+    if (parts.has('outputs')) pipeline.hgetall(this.keys.outputs(taskId));
+    const replies = await pipeline.exec();
+    let index = 1;
+    const next = <T>(part: ContextPart): T | undefined =>
+      parts.has(part) ? (reply(replies, index++) as T) : undefined;
+    return new StoredTaskContext({
+      findings: reply(replies, 0) as string[],
+      actions: next<string[]>('actions'),
+      doneSteps: next<string[]>('doneSteps'),
+      outputs: next<Record<string, string>>('outputs'),
     });
   }
 

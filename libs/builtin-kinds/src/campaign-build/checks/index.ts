@@ -14,21 +14,30 @@ export const CHECK_NAMES = {
   allObjectsVerified: 'all_objects_verified',
 } as const;
 
+/** Every check reads the Meta API, none the runtime's record (CheckRules.reads). */
+const AGAINST_THE_API = [] as const;
+
 /** Each check with the rules of its criteria: counts up to what the input asks for, and a flag. */
 export const campaignBuildChecks: Record<string, ExitCheck<CampaignBuildInput>> = {
   [CHECK_NAMES.campaignsExist]: defineCheck(
-    countRules((input: CampaignBuildInput) => input.campaigns.length, 'campaigns'),
+    {
+      ...countRules((input: CampaignBuildInput) => input.campaigns.length, 'campaigns'),
+      reads: AGAINST_THE_API,
+    },
     campaignsExist,
   ),
   [CHECK_NAMES.adSetsExist]: defineCheck(
-    countRules((input: CampaignBuildInput) => countAdSets(input), 'ad sets'),
+    { ...countRules((input: CampaignBuildInput) => countAdSets(input), 'ad sets'), reads: AGAINST_THE_API },
     adSetsExist,
   ),
   [CHECK_NAMES.adsAttached]: defineCheck(
-    countRules((input: CampaignBuildInput) => countAds(input), 'ads'),
+    { ...countRules((input: CampaignBuildInput) => countAds(input), 'ads'), reads: AGAINST_THE_API },
     adsAttached,
   ),
-  [CHECK_NAMES.allObjectsVerified]: defineCheck(flagRules<CampaignBuildInput>(), allObjectsVerified),
+  [CHECK_NAMES.allObjectsVerified]: defineCheck(
+    { ...flagRules<CampaignBuildInput>(), reads: AGAINST_THE_API },
+    allObjectsVerified,
+  ),
 };
 
 export { campaignsExist, adSetsExist, adsAttached, allObjectsVerified };

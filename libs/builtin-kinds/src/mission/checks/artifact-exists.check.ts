@@ -32,6 +32,7 @@ function matches(entry: ArtifactEntry, filter: ArtifactFilter): boolean {
  */
 export const artifactExistsCheck = defineCheck<MissionInput>(
   {
+    reads: ['artifacts'],
     ...COUNTED_EXPECTATION,
     validateArgs: (args) => {
       if (args === undefined) return [];

@@ -8,6 +8,7 @@ import type { MissionInput } from '../mission.input';
  */
 export const childrenCompletedCheck = defineCheck<MissionInput>(
   {
+    reads: [],
     validateExpected: (expected) => (expected === true ? [] : ['must be true']),
     validateArgs: (args) =>
       args === undefined || Object.keys(args).length === 0 ? [] : ['children_completed takes no args'],

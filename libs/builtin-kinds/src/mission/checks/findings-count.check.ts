@@ -17,6 +17,7 @@ function titlePattern(args: Record<string, unknown> | undefined): RegExp | undef
  */
 export const findingsCountCheck = defineCheck<MissionInput>(
   {
+    reads: [],
     ...COUNTED_EXPECTATION,
     validateArgs: (args) => {
       if (args === undefined) return [];

@@ -57,7 +57,8 @@ export async function privateTargetProblem(url: string, allowPrivate: boolean): 
  * or a 5xx is "unavailable" (tried again later); any other non-2xx or a body that is not JSON fails.
  */
 export const httpJsonCheck = defineCheck<MissionInput>(
-  exactRules<MissionInput>((args) => httpJsonArgsProblems(args)),
+  // Reads the endpoint, none of the runtime's record (CheckRules.reads).
+  { ...exactRules<MissionInput>((args) => httpJsonArgsProblems(args)), reads: [] },
   async (criterion, context) => {
     const url = String(criterion.args?.url);
     const pointer = String(criterion.args?.pointer ?? '');

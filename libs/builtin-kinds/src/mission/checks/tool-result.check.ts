@@ -51,7 +51,8 @@ const argsOf = (args: Record<string, unknown> | undefined): ToolResultArgs => ({
  * the agent's. Creation refuses a write tool (a check must change nothing): see mission.creation.ts.
  */
 export const toolResultCheck = defineCheck<MissionInput>(
-  exactRules<MissionInput>((args, input) => toolResultArgsProblems(args, input)),
+  // Calls a read tool, none of the runtime's record (CheckRules.reads).
+  { ...exactRules<MissionInput>((args, input) => toolResultArgsProblems(args, input)), reads: [] },
   async (criterion, context) => {
     const args = argsOf(criterion.args);
     const failed = (detail: string) => ({
