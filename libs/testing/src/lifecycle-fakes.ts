@@ -6,6 +6,7 @@ import {
   TaskLifecycle,
   type ControlSignal,
   type SliceJob,
+  type SliceContinuations,
   type SlicePublisher,
   type TaskRecord,
   type TransitionCommand,
@@ -88,16 +89,42 @@ export class RecordingTransitionStore implements TransitionStore {
   }
 }
 
+/** Records each slice continued in place (the step recorder's continue_slice entry). */
+export class RecordingContinuations implements SliceContinuations {
+  readonly continued: {
+    taskId: string;
+    move: Parameters<SliceContinuations['continueSlice']>[1];
+    now?: number;
+  }[] = [];
+
+  async continueSlice(
+    taskId: string,
+    move: Parameters<SliceContinuations['continueSlice']>[1],
+    now?: number,
+  ): Promise<number> {
+    this.continued.push({ taskId, move, now });
+    return this.continued.length + 1;
+  }
+}
+
 /** A TaskLifecycle without Redis: every port records, children come from `children`. */
 export function inMemoryLifecycle(children: Record<string, TaskRecord[]> = {}) {
   const store = new RecordingTransitionStore();
   const slices = new RecordingSlices();
   const wakeups = new RecordingWakeups();
   const signals = new RecordingSignals();
-  const lifecycle = new TaskLifecycle(store, slices, wakeups, signals, {
-    list: async (parentId: string) => children[parentId] ?? [],
-  });
-  return { lifecycle, store, slices, wakeups, signals };
+  const continuations = new RecordingContinuations();
+  const lifecycle = new TaskLifecycle(
+    store,
+    slices,
+    wakeups,
+    signals,
+    { list: async (parentId: string) => children[parentId] ?? [] },
+    undefined,
+    undefined,
+    continuations,
+  );
+  return { lifecycle, store, slices, wakeups, signals, continuations };
 }
 
 /** A TaskLifecycle on a test's Redis (the real transition script), its queues recording. */

@@ -1,9 +1,10 @@
 import { ScriptRunner } from '@vigil/redis';
 
-/** One Lua script call as ScriptRunner made it: the script's name and the keys it was given. */
+/** One Lua script call as ScriptRunner made it: the script's name, its keys and its arguments. */
 export interface ScriptCall {
   name: string;
   keys: readonly string[];
+  args: readonly (string | number)[];
 }
 
 type Method = 'run' | 'runMany';
@@ -25,7 +26,7 @@ export function observeScriptCalls(): { calls: ScriptCall[]; restore: () => void
     Object.defineProperty(ScriptRunner.prototype, method, {
       ...original,
       value: function (this: ScriptRunner, name: string, keys: readonly string[], args: never) {
-        calls.push({ name, keys });
+        calls.push({ name, keys, args: [...(args as unknown as (string | number)[])] });
         return call.call(this, name, keys, args);
       },
     });

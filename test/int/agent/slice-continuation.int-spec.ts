@@ -5,6 +5,7 @@ import {
   newNoopTask,
   observeScriptCalls,
   RedisTestContext,
+  type ScriptCall,
   SliceRunnerHarness,
 } from '@vigil/testing';
 import { IllegalTransitionError, StaleAttemptError } from '@vigil/tasks';
@@ -12,7 +13,7 @@ import { IllegalTransitionError, StaleAttemptError } from '@vigil/tasks';
 /**
  * A slice that used its steps runs the task's next slice at once in the same Worker when no slice
  * job waits on the shard (docs/ARCHITECTURE.md, "Named transitions"): one `continue_slice` move instead of a
- * hand-off, a job and a claim. With a job waiting, it hands on through the queue as always; the
+ * hand-off, a job and a claim, written with the steps of its tick (record-steps.lua). With a job waiting, it hands on through the queue as always; the
  * move is fenced and refused for a task that is not running.
  */
 describe('slices continued in place', () => {
@@ -31,6 +32,20 @@ describe('slices continued in place', () => {
       .filter((event) => event.taskId === taskId);
   const jobOf = (taskId: string, slice: number) =>
     ctx.sliceQueue(0).getJob(sliceJobId({ taskId, attempt: 1, slice }));
+
+  /** What the task's entries of record-steps.lua calls were, in order (record-steps.lua's layout). */
+  const entriesOf = (calls: ScriptCall[], taskKey: string) =>
+    calls
+      .filter((call) => call.name === 'record-steps')
+      .flatMap((call) => {
+        const entries: string[] = [];
+        for (let k = 3, a = 3; k < call.keys.length; k += 7) {
+          const [entry, count] = [String(call.args[a]), Number(call.args[a + 1])];
+          if (call.keys[k] === taskKey) entries.push(entry);
+          a += 2 + count;
+        }
+        return entries;
+      });
 
   it('with no job waiting, one run takes the task through every slice to its claim, with no job between', async () => {
     const { task } = await tasks.create('continued', newNoopTask({ input: { steps: 5 }, totalUnits: 5 }));
@@ -72,7 +87,18 @@ describe('slices continued in place', () => {
     expect(outcome).toBe('verifying');
     const calls = observed.calls.filter((call) => call.keys[0] === ctx.keys.task(task.id));
     expect(calls.filter((call) => call.name === 'load-slice')).toHaveLength(1);
-    expect(calls.filter((call) => call.name === 'transition-task')).toHaveLength(4);
+    // The claim and the claim of done; each slice continued in place went with the steps.
+    expect(calls.filter((call) => call.name === 'transition-task')).toHaveLength(2);
+    expect(entriesOf(observed.calls, ctx.keys.task(task.id))).toEqual([
+      'step',
+      'step',
+      'continue',
+      'step',
+      'step',
+      'continue',
+      'step',
+      'step',
+    ]);
     // Every step numbered on from the one before, across the slices: the context went on whole.
     const steps = (await ctx.redis.lrange(ctx.keys.actions(task.id), 0, -1)).map(
       (entry) => (JSON.parse(entry) as { step: number; slice: number }).slice,

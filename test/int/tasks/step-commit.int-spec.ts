@@ -8,7 +8,13 @@ import {
   TEST_CLAIM,
   redisLifecycle,
 } from '@vigil/testing';
-import { MAX_STEPS_PER_CALL, StaleAttemptError, StepRecorder, TaskRepository } from '@vigil/tasks';
+import {
+  IllegalTransitionError,
+  MAX_STEPS_PER_CALL,
+  StaleAttemptError,
+  StepRecorder,
+  TaskRepository,
+} from '@vigil/tasks';
 
 /** The group commit of steps (StepCommit): one record-steps.lua call per shard and tick. */
 describe('steps recorded in the same tick', () => {
@@ -36,6 +42,13 @@ describe('steps recorded in the same tick', () => {
     succeeded: true,
     currentStep: `noop_step ${taskId}`,
   });
+  /** A task id per name, each on `shard`. */
+  const idsOnShard = (shard: number, prefix: string, names: string[]) =>
+    names.map((name) => {
+      let i = 0;
+      while (ctx.keys.shardOf(`${prefix}-${name}-${i}`) !== shard) i++;
+      return `${prefix}-${name}-${i}`;
+    });
   const recordCalls = () => observed.calls.filter((call) => call.name === 'record-steps');
 
   it('goes in one call per shard, each step answered with its own figures and logged under its task', async () => {
@@ -58,11 +71,7 @@ describe('steps recorded in the same tick', () => {
 
   it('answers each step on its own: a refused step and one whose script fails leave the others applied', async () => {
     // One shard for all three, so they share a call.
-    const [applied, stale, broken] = ['a', 'b', 'c'].map((name) => {
-      let i = 0;
-      while (ctx.keys.shardOf(`mixed-${name}-${i}`) !== 0) i++;
-      return `mixed-${name}-${i}`;
-    });
+    const [applied, stale, broken] = idsOnShard(0, 'mixed', ['a', 'b', 'c']);
     await running(applied);
     const staleTask = await running(stale);
     await lifecycle.failAttempt(staleTask, { attempt: 1, reason: 'hung_call', during: 'slice' });
@@ -86,6 +95,55 @@ describe('steps recorded in the same tick', () => {
     expect(await ctx.redis.llen(ctx.keys.actions(stale))).toBe(0);
     expect(await ctx.redis.get(ctx.keys.actions(broken))).toBe('not a list');
     expect(await ctx.redis.scard(ctx.keys.doneSteps(broken))).toBe(0);
+  });
+
+  it('carries a slice continued in place with the steps: running on, one more slice, its event; refused when not running', async () => {
+    // One shard for all, so they share a call.
+    const [stepping, continuing, paused] = idsOnShard(2, 'cont', ['s', 'c', 'p']);
+    await running(stepping);
+    await running(continuing);
+    const pausedTask = await running(paused);
+    await lifecycle.pause(pausedTask, {});
+    const before = (await ctx.redis.xlen(ctx.keys.events(2))) as number;
+    const move = { attempt: 1, workerId: 'worker-2', provider: 'gemini', codeVersion: 'v2' };
+    observed.calls.length = 0;
+
+    const outcomes = await Promise.allSettled([
+      recorder.record(step(stepping)),
+      recorder.continueSlice(continuing, move, 1_000),
+      recorder.continueSlice(paused, move, 1_000),
+      recorder.continueSlice(continuing, { ...move, attempt: 2 }, 1_000),
+    ]);
+
+    expect(recordCalls()).toHaveLength(1);
+    expect(observed.calls.filter((call) => call.name === 'transition-task')).toHaveLength(0);
+    expect(outcomes[0]).toMatchObject({ status: 'fulfilled', value: { step: 1 } });
+    expect(outcomes[1]).toEqual({ status: 'fulfilled', value: 2 });
+    expect((outcomes[2] as PromiseRejectedResult).reason).toBeInstanceOf(IllegalTransitionError);
+    expect((outcomes[3] as PromiseRejectedResult).reason).toBeInstanceOf(StaleAttemptError);
+    expect(await tasks.get(continuing)).toMatchObject({
+      status: 'running',
+      sliceCount: 2,
+      workerId: 'worker-2',
+      provider: 'gemini',
+      codeVersion: 'v2',
+      lastHeartbeatAt: 1_000,
+      updatedAt: 1_000,
+    });
+    expect(Number(await ctx.redis.zscore(ctx.keys.deadlineIndex(2), continuing))).toBe(
+      1_000 + ctx.config.staleAfterMs,
+    );
+    expect(await tasks.get(paused)).toMatchObject({
+      status: 'paused',
+      sliceCount: 1,
+      workerId: 'test-worker',
+    });
+    const events = (await ctx.redis.xrange(ctx.keys.events(2), '-', '+')).slice(before);
+    const started = events.filter(([, fields]) => fields.includes('task.slice_started'));
+    expect(started).toHaveLength(1);
+    expect(started[0][1]).toEqual(
+      expect.arrayContaining(['taskId', continuing, 'status', 'running', 'from', 'running', 'attempt', '1']),
+    );
   });
 
   it(`carries at most ${MAX_STEPS_PER_CALL} steps in one call`, async () => {

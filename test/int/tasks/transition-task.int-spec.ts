@@ -280,7 +280,6 @@ describe('transition-task.lua', () => {
   const TARGETS: Record<TransitionCommand['operation'], TaskStatus> = {
     claim_slice: 'running',
     hand_off_slice: 'queued',
-    continue_slice: 'running',
     claim_done: 'verifying',
     ask_person: 'waiting_on_human',
     await_children: 'waiting_on_tool',

@@ -1,8 +1,14 @@
 import { storeFullOf } from '../task-errors';
 import type { TaskScripts } from '../scripts/task-scripts';
 
-/** record-step's answer for one step (lua/includes/record-step.lua). */
-export type StepReply = [number, string, number, number, number, number, number, number?];
+/**
+ * One entry's answer: record-step's for a step (lua/includes/record-step.lua), continue-slice's
+ * code, status, attempt and slice count for a continuation.
+ */
+export type StepReply = [number, string, number, number, number?, number?, number?, number?];
+
+/** What an entry of record-steps.lua is: a recorded step, or a slice continued in place. */
+export type CommitEntry = 'step' | 'continue';
 
 /** One line of record-steps.lua's answer: a step's fields, or the error its script raised. */
 function stepReplyOf(line: string): StepReply | { failed: unknown } {
@@ -26,6 +32,7 @@ export interface ShardPart {
 }
 
 interface PendingStep {
+  entry: CommitEntry;
   keys: readonly string[];
   args: (string | number)[];
   resolve: (reply: StepReply) => void;
@@ -37,8 +44,9 @@ interface PendingStep {
  * costs"): every step sent within one tick of the event loop — a burst of Redis replies resumes
  * dozens of slices at once, and each then records its next step — goes in one record-steps.lua
  * call, in the order sent, and each caller hears its own step's answer. Nothing waits past the
- * current tick. A call carries the steps of one shard only: its keys share the shard's slot, as
- * every script call's do, so the same calls run on a Redis Cluster.
+ * current tick. A slice continued in place (continue_slice) goes the same way, as an entry of the
+ * call. A call carries the entries of one shard only: its keys share the shard's slot, as every
+ * script call's do, so the same calls run on a Redis Cluster.
  */
 export class StepCommit {
   private pending = new Map<number, PendingStep[]>();
@@ -49,12 +57,20 @@ export class StepCommit {
     private readonly shardPart: (shard: number) => ShardPart,
   ) {}
 
-  /** Records one step (its seven keys and record-step's arguments) with the others of this tick. */
-  record(shard: number, keys: readonly string[], args: (string | number)[]): Promise<StepReply> {
+  /**
+   * Records one entry (its seven keys and its script's arguments: record-step's for a step,
+   * continue-slice's for a continuation) with the others of this tick.
+   */
+  record(
+    shard: number,
+    keys: readonly string[],
+    args: (string | number)[],
+    entry: CommitEntry = 'step',
+  ): Promise<StepReply> {
     return new Promise<StepReply>((resolve, reject) => {
       let steps = this.pending.get(shard);
       if (!steps) this.pending.set(shard, (steps = []));
-      steps.push({ keys, args, resolve, reject });
+      steps.push({ entry, keys, args, resolve, reject });
       if (steps.length >= MAX_STEPS_PER_CALL) {
         this.pending.delete(shard);
         this.send(shard, steps);
@@ -79,7 +95,7 @@ export class StepCommit {
     const args = [...part.args];
     for (const step of steps) {
       for (const key of step.keys) keys.push(key);
-      args.push(String(step.args.length));
+      args.push(step.entry, String(step.args.length));
       for (const arg of step.args) args.push(typeof arg === 'string' ? arg : String(arg));
     }
     this.scripts.runMany<string>('record-steps', keys, args).then(

@@ -81,25 +81,33 @@ export class StepRecorder {
   async record(record: StepRecord, now = Date.now()): Promise<RecordedStep> {
     const id = record.taskId;
     const { shard, keys } = this.keysOf(id);
-    const [code, status, attempt, step, completedUnits, consecutiveErrors, contextVersion, steerCount = 0] =
-      await this.commit.record(shard, keys, [
-        record.attempt,
-        now,
-        now + this.config.staleAfterMs,
-        JSON.stringify(record.action),
-        record.action.key ?? '',
-        record.succeeded ? '1' : '0',
-        record.outputJson ?? '',
-        record.journal ? JSON.stringify(record.journal) : '',
-        record.finding === undefined ? '' : JSON.stringify(record.finding),
-        record.currentStep,
-        record.message ? JSON.stringify(record.message) : '',
-        record.spentUsd ? record.spentUsd.toFixed(6) : '',
-        record.writer ?? '',
-        record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
-        record.writerSeq ?? '',
-        ...(record.artifacts ?? []).map((entry) => JSON.stringify(entry)),
-      ]);
+    const [
+      code,
+      status,
+      attempt,
+      step,
+      completedUnits = 0,
+      consecutiveErrors = 0,
+      contextVersion = 0,
+      steerCount = 0,
+    ] = await this.commit.record(shard, keys, [
+      record.attempt,
+      now,
+      now + this.config.staleAfterMs,
+      JSON.stringify(record.action),
+      record.action.key ?? '',
+      record.succeeded ? '1' : '0',
+      record.outputJson ?? '',
+      record.journal ? JSON.stringify(record.journal) : '',
+      record.finding === undefined ? '' : JSON.stringify(record.finding),
+      record.currentStep,
+      record.message ? JSON.stringify(record.message) : '',
+      record.spentUsd ? record.spentUsd.toFixed(6) : '',
+      record.writer ?? '',
+      record.releaseUsd ? record.releaseUsd.toFixed(6) : '',
+      record.writerSeq ?? '',
+      ...(record.artifacts ?? []).map((entry) => JSON.stringify(entry)),
+    ]);
     if (code !== ScriptCode.Applied)
       throw scriptRefusal(code, id, {
         status: status as TaskStatus,
@@ -107,6 +115,35 @@ export class StepRecorder {
         writerAttempt: record.attempt,
       });
     return { step, completedUnits, consecutiveErrors, contextVersion, steerCount };
+  }
+
+  /**
+   * The continue_slice move (lua/includes/continue-slice.lua): running → running for `attempt`,
+   * one more slice run by this Worker, written with the steps of the same tick. Throws
+   * StaleAttemptError for another attempt and IllegalTransitionError for a task not running (a
+   * stop, pause or recovery came between the slices), as the move's transition would. Answers the
+   * task's slice count after it.
+   */
+  async continueSlice(
+    taskId: string,
+    move: { attempt: number; workerId: string; provider: string; codeVersion: string },
+    now = Date.now(),
+  ): Promise<number> {
+    const { shard, keys } = this.keysOf(taskId);
+    const [code, status, attempt, sliceCount] = await this.commit.record(
+      shard,
+      keys,
+      [move.attempt, now, now + this.config.staleAfterMs, move.workerId, move.provider, move.codeVersion],
+      'continue',
+    );
+    if (code !== ScriptCode.Applied)
+      throw scriptRefusal(code, taskId, {
+        status: status as TaskStatus,
+        storedAttempt: attempt,
+        writerAttempt: move.attempt,
+        to: 'running',
+      });
+    return sliceCount;
   }
 
   /** record-steps.lua's keys and arguments for every step of a shard: its indexes and the settings. */

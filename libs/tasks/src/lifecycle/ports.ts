@@ -32,8 +32,22 @@ export const SLICE_PUBLISHER = Symbol('SLICE_PUBLISHER');
 export const WATCHER_WAKEUPS = Symbol('WATCHER_WAKEUPS');
 
 /** What every audience's moves use: the writer and the follow-ups. */
+/**
+ * Where a slice continued in place is written (StepRecorder: as an entry of the steps' group
+ * commit, lua/includes/continue-slice.lua). Answers the task's slice count after the move.
+ */
+export interface SliceContinuations {
+  continueSlice(
+    taskId: string,
+    move: { attempt: number; workerId: string; provider: string; codeVersion: string },
+    now?: number,
+  ): Promise<number>;
+}
+
 export interface LifecycleDeps {
   store: TransitionStore;
+  /** A Worker's lifecycle has them (the step recorder); the others never continue a slice. */
+  continuations?: SliceContinuations;
   signals: Pick<ControlSignals, 'publish'>;
   slices: SlicePublisher;
   wakeups: WatcherWakeups;

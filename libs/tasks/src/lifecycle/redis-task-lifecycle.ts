@@ -8,6 +8,7 @@ import type { SlicePublisher, WatcherWakeups } from './ports';
 import { TaskLifecycle } from './task-lifecycle';
 import { TransitionWriter } from './transition-writer';
 import { TenantSlots } from '../tenants/tenant-slots';
+import { StepRecorder } from '../history/step-recorder';
 
 /**
  * A lifecycle built outside Nest (benches, integration specs): the Redis writer, control signals
@@ -29,5 +30,6 @@ export function redisTaskLifecycle(
     new ChildTaskRepository(redis, keys, config),
     new TenantSlots(redis, keys),
     config,
+    new StepRecorder(redis, keys, config),
   );
 }

@@ -1,9 +1,11 @@
 import { Inject, Injectable, Optional } from '@nestjs/common';
 import { ChildTaskRepository } from '../children/child-task.repository';
 import { ControlSignals } from '../control-signals';
+import { StepRecorder } from '../history/step-recorder';
 import {
   LifecycleDeps,
   SLICE_PUBLISHER,
+  type SliceContinuations,
   type SlicePublisher,
   WATCHER_WAKEUPS,
   type WatcherWakeups,
@@ -39,10 +41,11 @@ export class TaskLifecycle {
     @Inject(ChildTaskRepository) children: LifecycleDeps['children'],
     @Optional() @Inject(TenantSlots) places?: RunningPlaces,
     @Optional() @Inject(TASK_SETTINGS) settings?: Pick<TaskSettings, 'staleAfterMs' | 'tenantSlotRetryMs'>,
+    @Optional() @Inject(StepRecorder) continuations?: SliceContinuations,
   ) {
     if (places && settings)
       store = new PlaceReleasingStore(store, places, slices, slotLease(settings).staleMs);
-    const deps: LifecycleDeps = { store, slices, wakeups, signals, children };
+    const deps: LifecycleDeps = { store, slices, wakeups, signals, children, continuations };
     this.worker = new WorkerMoves(deps);
     this.watcher = new WatcherMoves(deps);
     this.people = new PeopleMoves(deps);

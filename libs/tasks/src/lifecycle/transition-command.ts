@@ -29,7 +29,6 @@ import type {
 export interface OperationEventData {
   claim_slice: NoData;
   hand_off_slice: NoData;
-  continue_slice: NoData;
   claim_done: TaskEventDataMap['task.verifying'];
   ask_person: TaskEventDataMap['task.waiting_on_human'];
   await_children: ChildrenWait;

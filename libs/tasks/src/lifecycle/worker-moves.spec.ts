@@ -20,20 +20,22 @@ describe('TaskLifecycle: the Worker’s moves', () => {
     expect([slices.published, wakeups.woken, signals.sent]).toEqual([[], [], []]);
   });
 
-  it('continueSlice: running → running for the attempt, one more slice, no job published', async () => {
-    const { lifecycle, store, slices, wakeups, signals } = inMemoryLifecycle();
-    await lifecycle.continueSlice(task, { attempt: 2, ...TEST_CLAIM, now: NOW });
-    expect(store.only()).toEqual({
-      operation: 'continue_slice',
-      to: 'running',
+  it('continueSlice: written with the steps (no transition), running for the attempt, no job published', async () => {
+    const { lifecycle, store, slices, wakeups, signals, continuations } = inMemoryLifecycle();
+    expect(await lifecycle.continueSlice(task, { attempt: 2, ...TEST_CLAIM, now: NOW })).toEqual({
+      status: 'running',
       attempt: 2,
-      from: ['running'],
-      increments: { sliceCount: 1 },
-      fields: { workerId: 'test-worker', lastHeartbeatAt: NOW, provider: 'scripted', codeVersion: 'test' },
-      eventData: {},
-      now: NOW,
+      due: [],
+      from: 'running',
     });
-    expect([slices.published, wakeups.woken, signals.sent]).toEqual([[], [], []]);
+    expect(continuations.continued).toEqual([
+      {
+        taskId: task.id,
+        move: { attempt: 2, workerId: 'test-worker', provider: 'scripted', codeVersion: 'test' },
+        now: NOW,
+      },
+    ]);
+    expect([store.applied, slices.published, wakeups.woken, signals.sent]).toEqual([[], [], [], []]);
   });
 
   it('handOffSlice: queued again, the context kept, then the next slice published', async () => {

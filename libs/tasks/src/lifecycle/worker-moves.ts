@@ -36,16 +36,33 @@ export class WorkerMoves {
 
   /** queued → running for this slice's attempt: the slice is the Worker's. */
   claimSlice(task: TransitionTarget, move: SliceStart): Promise<TransitionResult> {
-    return this.startSlice(task, move, 'claim_slice', 'queued');
+    const now = move.now ?? Date.now();
+    const { workerId, provider, codeVersion } = move;
+    return this.deps.store.apply(task, {
+      operation: 'claim_slice',
+      to: 'running',
+      attempt: move.attempt,
+      from: ['queued'],
+      increments: { sliceCount: 1 },
+      fields: { workerId, lastHeartbeatAt: now, provider, codeVersion },
+      eventData: {},
+      now,
+    });
   }
 
   /**
    * The slice used its steps and the same Worker runs the next one at once, with no job between
    * (docs/ARCHITECTURE.md, "Named transitions"): running → running for the next slice, as a
    * hand-off and the next claim would leave it. Refused unless the task still runs this attempt.
+   * Written with the steps of the same tick (lua/includes/continue-slice.lua), not as a
+   * transition call of its own: the status does not change.
    */
-  continueSlice(task: TransitionTarget, move: SliceStart): Promise<TransitionResult> {
-    return this.startSlice(task, move, 'continue_slice', 'running');
+  async continueSlice(task: TransitionTarget, move: SliceStart): Promise<TransitionResult> {
+    const { continuations } = this.deps;
+    if (!continuations) throw new Error(`task ${task.id}: only a Worker's lifecycle continues a slice`);
+    const { attempt, workerId, provider, codeVersion } = move;
+    await continuations.continueSlice(task.id, { attempt, workerId, provider, codeVersion }, move.now);
+    return { status: 'running', attempt, due: [], from: 'running' };
   }
 
   /** The slice used its steps (or its Worker drains): queued again, and the next slice published. */
@@ -189,26 +206,6 @@ export class WorkerMoves {
   }
 
   /** A slice starts for the move's attempt: one more slice, who runs it, the heartbeat now. */
-  private startSlice(
-    task: TransitionTarget,
-    move: SliceStart,
-    operation: 'claim_slice' | 'continue_slice',
-    from: TaskStatus,
-  ): Promise<TransitionResult> {
-    const now = move.now ?? Date.now();
-    const { workerId, provider, codeVersion } = move;
-    return this.deps.store.apply(task, {
-      operation,
-      to: 'running',
-      attempt: move.attempt,
-      from: [from],
-      increments: { sliceCount: 1 },
-      fields: { workerId, lastHeartbeatAt: now, provider, codeVersion },
-      eventData: {},
-      now,
-    });
-  }
-
   private async publishNext(task: TransitionTarget, move: NextSliceMove): Promise<void> {
     // Kept before the next slice is published: this Worker may pick it up at once.
     move.beforeNextSlice?.();

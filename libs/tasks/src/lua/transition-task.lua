@@ -46,11 +46,11 @@
   ARGV[17] retention (ms) of the task if this move ends it: it enters the retention index at
            now + retention (docs/operations.md, "Retention and archives")
 
-  Operations (target: event; the lifecycle method that sends it):
+  Operations (target: event; the lifecycle method that sends it). A slice continued in place
+  (continueSlice, running → running) is not one: it is written with the Worker's steps, by
+  includes/continue-slice.lua in record-steps.lua.
     claim_slice        running: task.started (first slice) or task.slice_started    claimSlice
     hand_off_slice     queued: task.progress                                          handOffSlice
-    continue_slice     running, from running only (the same Worker runs the next slice
-                       at once, no job between): task.slice_started                 continueSlice
     claim_done         verifying: task.verifying                                      claimDone
     ask_person         waiting_on_human (human_input | unresolved_write):
                        task.waiting_on_human                                          askPerson
@@ -116,7 +116,7 @@ local function allowed(from, to)
   return string.find(ALLOWED, ' ' .. from .. '>' .. to .. ' ', 1, true) ~= nil
 end
 -- Each operation's target, and the statusReasons an operation may set, searched the same way.
-local OPERATIONS = ' claim_slice>running hand_off_slice>queued continue_slice>running claim_done>verifying'
+local OPERATIONS = ' claim_slice>running hand_off_slice>queued claim_done>verifying'
   .. ' ask_person>waiting_on_human await_children>waiting_on_tool pause_for_money>paused'
   .. ' fail_attempt>retrying recover>retrying fail_verification>retrying complete>completed'
   .. ' requeue_for_retry>queued continue_after_store_full>queued fail>failed stop>cancelled cancel_child>cancelled pause>paused'
@@ -177,10 +177,7 @@ end
 -- Waiting for one of the tenant's running places is the one move from queued to queued.
 local waitsForSlot = operation == 'wait_for_tenant_slot'
 if waitsForSlot and from ~= 'queued' then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
--- Continuing a slice in place is the one move from running to running.
-local continues = operation == 'continue_slice'
-if continues and from ~= 'running' then return {CODE_NOT_ALLOWED, from, attempt, '[]'} end
-if not waitsForSlot and not continues and not allowed(from, to) then
+if not waitsForSlot and not allowed(from, to) then
   return {CODE_NOT_ALLOWED, from, attempt, '[]'}
 end
 -- Only a task paused for its kind's version continues when a Worker that runs it appears.
