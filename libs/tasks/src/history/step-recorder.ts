@@ -46,7 +46,8 @@ const KEY_CACHE_SIZE = 4096;
 
 /**
  * Writes one tool step's bookkeeping in a single fenced script call (one round trip), together with
- * the steps the Worker's other slices record in the same tick (StepCommit).
+ * the steps the Worker's other slices record in the same tick (StepCommit); a slice continued in
+ * place (`continueSlice`) rides the same call.
  */
 @Injectable()
 export class StepRecorder {
