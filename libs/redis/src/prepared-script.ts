@@ -1,16 +1,22 @@
 import { createHash } from 'node:crypto';
 import { Command, type Redis } from 'ioredis';
+import { encodeCommand } from './resp-encoding';
 
 /**
  * An EVALSHA whose arguments are already one flat list of strings. ioredis' own script commands
  * copy and flatten their arguments (`[sha, ...args].flat()`) and check each one's type again, which
  * for a call of a thousand arguments or more (record-steps.lua's group commit) costs the Worker
- * more than the call's encoding; this command takes the list as it is.
+ * more than the call's encoding; this command takes the list as it is, and encodes it into one
+ * Buffer (encodeCommand) instead of a string built argument by argument.
  */
 class PreparedCommand extends Command {
   constructor(name: 'evalsha' | 'eval', args: string[]) {
     super(name, [], { replyEncoding: 'utf8' });
     this.args = args;
+  }
+
+  override toWritable(): Buffer {
+    return encodeCommand(this.name, this.args as string[]);
   }
 }
 
