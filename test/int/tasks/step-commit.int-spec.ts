@@ -105,7 +105,7 @@ describe('steps recorded in the same tick', () => {
     const pausedTask = await running(paused);
     await lifecycle.pause(pausedTask, {});
     const before = (await ctx.redis.xlen(ctx.keys.events(2))) as number;
-    const move = { attempt: 1, workerId: 'worker-2', provider: 'gemini', codeVersion: 'v2' };
+    const move = { attempt: 1, workerId: 'worker-2', provider: 'google' as const, codeVersion: 'v2' };
     observed.calls.length = 0;
 
     const outcomes = await Promise.allSettled([
@@ -125,7 +125,7 @@ describe('steps recorded in the same tick', () => {
       status: 'running',
       sliceCount: 2,
       workerId: 'worker-2',
-      provider: 'gemini',
+      provider: 'google',
       codeVersion: 'v2',
       lastHeartbeatAt: 1_000,
       updatedAt: 1_000,

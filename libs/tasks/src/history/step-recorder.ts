@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import type { ProviderName } from '@vigil/config';
 import type { Redis } from 'ioredis';
 import { BoundedMemo, REDIS, RedisKeys } from '@vigil/redis';
 import { ScriptCode, scriptRefusal } from '../scripts/script-codes';
@@ -127,7 +128,7 @@ export class StepRecorder {
    */
   async continueSlice(
     taskId: string,
-    move: { attempt: number; workerId: string; provider: string; codeVersion: string },
+    move: { attempt: number; workerId: string; provider: ProviderName; codeVersion: string },
     now = Date.now(),
   ): Promise<number> {
     const { shard, keys } = this.keysOf(taskId);

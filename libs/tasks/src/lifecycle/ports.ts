@@ -1,3 +1,4 @@
+import type { ProviderName } from '@vigil/config';
 import type { ChildTaskRepository } from '../children/child-task.repository';
 import type { ControlSignals } from '../control-signals';
 import type { DueSlice, TransitionStore } from './transition-command';
@@ -39,7 +40,7 @@ export const WATCHER_WAKEUPS = Symbol('WATCHER_WAKEUPS');
 export interface SliceContinuations {
   continueSlice(
     taskId: string,
-    move: { attempt: number; workerId: string; provider: string; codeVersion: string },
+    move: { attempt: number; workerId: string; provider: ProviderName; codeVersion: string },
     now?: number,
   ): Promise<number>;
 }
