@@ -45,6 +45,10 @@ function parseArgs(argv) {
     else throw new UsageError(`unknown argument ${argv[i]}`);
   }
   if (!options.against) throw new UsageError('--against <git ref> is required');
+  // Each bench is bench/<name>.bench.ts (bench/main.ts): an unknown name fails here, not after the build.
+  for (const name of options.only.split(',').filter(Boolean))
+    if (!existsSync(join(ROOT, 'bench', `${name}.bench.ts`)))
+      throw new UsageError(`--only ${name}: no such bench`);
   return options;
 }
 

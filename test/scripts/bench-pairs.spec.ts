@@ -102,6 +102,7 @@ describe('paired bench runs', () => {
       [[], /--against <git ref> is required/],
       [['--against', 'HEAD', '--pairs', '0'], /--pairs 0: a whole number from 1 to 50/],
       [['--against', 'HEAD', '--rounds', '3'], /unknown argument --rounds/],
+      [['--against', 'HEAD', '--only', 'throughput,thruput'], /--only thruput: no such bench/],
       [['--against', 'no-such-ref-anywhere'], /--against no-such-ref-anywhere: no such commit/],
     ];
     for (const [args, message] of cases) {
