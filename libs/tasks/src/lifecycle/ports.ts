@@ -32,7 +32,6 @@ export interface WatcherWakeups {
 export const SLICE_PUBLISHER = Symbol('SLICE_PUBLISHER');
 export const WATCHER_WAKEUPS = Symbol('WATCHER_WAKEUPS');
 
-/** What every audience's moves use: the writer and the follow-ups. */
 /**
  * Where a slice continued in place is written (StepRecorder: as an entry of the steps' group
  * commit, lua/includes/continue-slice.lua). Answers the task's slice count after the move.
@@ -45,6 +44,7 @@ export interface SliceContinuations {
   ): Promise<number>;
 }
 
+/** What every audience's moves use: the writer and the follow-ups. */
 export interface LifecycleDeps {
   store: TransitionStore;
   /** A Worker's lifecycle has them (the step recorder); the others never continue a slice. */

@@ -205,7 +205,6 @@ export class WorkerMoves {
     return result;
   }
 
-  /** A slice starts for the move's attempt: one more slice, who runs it, the heartbeat now. */
   private async publishNext(task: TransitionTarget, move: NextSliceMove): Promise<void> {
     // Kept before the next slice is published: this Worker may pick it up at once.
     move.beforeNextSlice?.();
