@@ -2,6 +2,7 @@
 // against a baseline"):
 //
 //   npm run bench:pairs -- --against <git ref> [--pairs N] [--only <bench>[,<bench>]] [--full] [--out <file>]
+//   (node scripts/run-ts.mjs bench/pairs.ts …)
 //
 // The baseline is exported from git into a directory of its own (kept in the system's temporary
 // directory, so a second run reuses its build), given this checkout's node_modules and this
@@ -10,59 +11,88 @@
 // Prints the median ratios (this build ÷ baseline) of the headline figures as JSON and writes every
 // figure's ratios to --out (bench/pairs.json).
 import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { headlineOf, summarizePairs } from './bench/pairs.mjs';
+import { join, resolve } from 'node:path';
+import { eachFlag } from './lib/cli';
+import { ROOT } from './lib/dist';
+import { headlineOf, summarizePairs } from './lib/pairs';
 
-const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+interface PairsOptions {
+  against?: string;
+  pairs: number;
+  only: string;
+  quick: boolean;
+  out: string;
+}
+
+type Side = 'baseline' | 'current';
 const USAGE =
   'usage: npm run bench:pairs -- --against <git ref> [--pairs N (1–50, default 4)] ' +
   '[--only <bench>[,<bench>] (default throughput)] [--full] [--out <file> (default bench/pairs.json)]';
-const log = (message) => process.stderr.write(`[pairs] ${message}\n`);
+const log = (message: string) => process.stderr.write(`[pairs] ${message}\n`);
 
 class UsageError extends Error {}
 
-function parseArgs(argv) {
-  const options = { against: undefined, pairs: 4, only: 'throughput', quick: true, out: 'bench/pairs.json' };
-  for (let i = 0; i < argv.length; i++) {
-    const [flag, inline] = argv[i].split(/=(.*)/s, 2);
-    const value = () => {
-      const next = inline ?? argv[++i];
-      if (next === undefined || next.startsWith('--')) throw new UsageError(`${flag} needs a value`);
-      return next;
-    };
-    if (flag === '--against') options.against = value();
-    else if (flag === '--pairs') {
-      const raw = value();
-      options.pairs = Number(raw);
-      if (!Number.isInteger(options.pairs) || options.pairs < 1 || options.pairs > 50)
-        throw new UsageError(`--pairs ${raw}: a whole number from 1 to 50`);
-    } else if (flag === '--only') options.only = value();
-    else if (flag === '--full') options.quick = false;
-    else if (flag === '--out') options.out = value();
-    else throw new UsageError(`unknown argument ${argv[i]}`);
-  }
-  if (!options.against) throw new UsageError('--against <git ref> is required');
+function parseArgs(argv: readonly string[]): PairsOptions & { against: string } {
+  const options: PairsOptions = {
+    against: undefined,
+    pairs: 4,
+    only: 'throughput',
+    quick: true,
+    out: 'bench/pairs.json',
+  };
+  eachFlag(
+    argv,
+    (flag, value, argument) => {
+      if (flag === '--against') options.against = value();
+      else if (flag === '--pairs') {
+        const raw = value();
+        options.pairs = Number(raw);
+        if (!Number.isInteger(options.pairs) || options.pairs < 1 || options.pairs > 50)
+          throw new UsageError(`--pairs ${raw}: a whole number from 1 to 50`);
+      } else if (flag === '--only') options.only = value();
+      else if (flag === '--full') options.quick = false;
+      else if (flag === '--out') options.out = value();
+      else throw new UsageError(`unknown argument ${argument}`);
+    },
+    (message) => new UsageError(message),
+  );
+  const { against } = options;
+  if (!against) throw new UsageError('--against <git ref> is required');
   // Each bench is bench/<name>.bench.ts (bench/main.ts): an unknown name fails here, not after the build.
   for (const name of options.only.split(',').filter(Boolean))
     if (!existsSync(join(ROOT, 'bench', `${name}.bench.ts`)))
       throw new UsageError(`--only ${name}: no such bench`);
-  return options;
+  return { ...options, against };
 }
 
-function git(args) {
+function git(args: string[]): string | undefined {
   const run = spawnSync('git', args, { cwd: ROOT, encoding: 'utf8' });
   return run.status === 0 ? run.stdout.trim() : undefined;
 }
 
 /** Runs a command to its end, its output going to `logFile`; throws with the log's tail on failure. */
-function runLogged(command, args, { cwd, env = process.env, logFile }) {
+function runLogged(
+  command: string,
+  args: string[],
+  { cwd, env = process.env, logFile }: { cwd: string; env?: NodeJS.ProcessEnv; logFile: string },
+): Promise<string> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    const chunks = [];
-    for (const stream of [child.stdout, child.stderr]) stream.on('data', (chunk) => chunks.push(chunk));
+    const chunks: Buffer[] = [];
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => chunks.push(chunk));
     const stop = () => child.kill('SIGTERM');
     process.once('SIGINT', stop);
     child.on('error', reject);
@@ -81,8 +111,15 @@ function runLogged(command, args, { cwd, env = process.env, logFile }) {
   });
 }
 
+/** The baseline runs on this checkout's dependencies (a baseline whose lockfile differs may not). */
+function linkModules(dir: string): void {
+  const link = join(dir, 'node_modules');
+  if (lstatSync(link, { throwIfNoEntry: false })) unlinkSync(link);
+  symlinkSync(join(ROOT, 'node_modules'), link);
+}
+
 /** The baseline's directory, exported and built once per commit; this checkout's harness copied in every time. */
-async function prepareBaseline(commit, runs) {
+async function prepareBaseline(commit: string, runs: string): Promise<string> {
   const dir = join(tmpdir(), `vigil-baseline-${commit.slice(0, 12)}`);
   const ready = join(dir, '.baseline-built');
   if (!existsSync(ready)) {
@@ -94,8 +131,7 @@ async function prepareBaseline(commit, runs) {
       encoding: 'utf8',
     });
     if (exported.status !== 0) throw new Error(`git archive ${commit} failed: ${exported.stderr}`);
-    // The baseline runs on this checkout's dependencies: pin a baseline whose lockfile differs at your own risk.
-    symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'));
+    linkModules(dir);
     if (existsSync(join(dir, 'scripts/build-lua.mjs')))
       await runLogged(process.execPath, ['scripts/build-lua.mjs'], {
         cwd: dir,
@@ -104,6 +140,8 @@ async function prepareBaseline(commit, runs) {
     await runLogged('npm', ['run', 'build'], { cwd: dir, logFile: join(runs, 'baseline-build.log') });
     writeFileSync(ready, `${commit}\n`);
   }
+  // Linked again on every run: a kept baseline may have been built from a checkout since removed.
+  linkModules(dir);
   // Both sides are measured by the same harness: this checkout's.
   rmSync(join(dir, 'bench'), { recursive: true, force: true });
   cpSync(join(ROOT, 'bench'), join(dir, 'bench'), {
@@ -113,7 +151,13 @@ async function prepareBaseline(commit, runs) {
   return dir;
 }
 
-async function benchRun(side, dir, pair, options, runs) {
+async function benchRun(
+  side: Side,
+  dir: string,
+  pair: number,
+  options: PairsOptions,
+  runs: string,
+): Promise<unknown> {
   const out = join(runs, `${side}-${pair}.json`);
   const args = [
     'run',
@@ -132,11 +176,11 @@ async function benchRun(side, dir, pair, options, runs) {
     logFile: join(runs, `${side}-${pair}.log`),
   });
   log(`pair ${pair}: ${side} done in ${Math.round((Date.now() - started) / 1000)} s`);
-  return JSON.parse(readFileSync(out, 'utf8')).results;
+  return (JSON.parse(readFileSync(out, 'utf8')) as { results: unknown }).results;
 }
 
-async function main() {
-  let options;
+async function main(): Promise<number> {
+  let options: ReturnType<typeof parseArgs>;
   try {
     options = parseArgs(process.argv.slice(2));
   } catch (error) {
@@ -155,12 +199,12 @@ async function main() {
   log('this checkout: building dist/');
   await runLogged('npm', ['run', 'build'], { cwd: ROOT, logFile: join(runs, 'current-build.log') });
 
-  const pairs = [];
+  const pairs: { current: unknown; baseline: unknown }[] = [];
   for (let pair = 1; pair <= options.pairs; pair++) {
     log(`pair ${pair}/${options.pairs}: ${options.only}${options.quick ? ' (quick)' : ''}`);
     // Alternating order: a machine that speeds up or slows down during a pair favours neither side.
-    const order = pair % 2 === 1 ? ['baseline', 'current'] : ['current', 'baseline'];
-    const results = {};
+    const order: Side[] = pair % 2 === 1 ? ['baseline', 'current'] : ['current', 'baseline'];
+    const results = { current: undefined as unknown, baseline: undefined as unknown };
     for (const side of order)
       results[side] = await benchRun(side, side === 'baseline' ? baseline : ROOT, pair, options, runs);
     pairs.push(results);
@@ -182,25 +226,14 @@ async function main() {
   };
   const out = resolve(ROOT, options.out);
   writeFileSync(out, `${JSON.stringify({ ...summary, figures }, null, 2)}\n`);
-  const headline = Object.fromEntries(
-    Object.entries(headlineOf(figures)).map(([path, figure]) => [
-      path,
-      {
-        medianRatio: figure.medianRatio,
-        ratios: figure.ratios,
-        current: figure.current,
-        baseline: figure.baseline,
-      },
-    ]),
-  );
-  process.stdout.write(`${JSON.stringify({ ...summary, headline }, null, 2)}\n`);
+  process.stdout.write(`${JSON.stringify({ ...summary, headline: headlineOf(figures) }, null, 2)}\n`);
   log(`every figure's ratios written to ${out}; each run's JSON and log in ${runs}`);
   return 0;
 }
 
 main().then(
   (code) => process.exit(code),
-  (error) => {
+  (error: unknown) => {
     process.stderr.write(`bench:pairs: ${error instanceof Error ? error.message : String(error)}\n`);
     process.exit(1);
   },

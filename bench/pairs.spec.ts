@@ -1,29 +1,19 @@
 /**
- * Paired bench runs (scripts/bench-pairs.mjs, scripts/bench/pairs.mjs): the ratios of this build ÷
- * a baseline are taken figure by figure within each pair and their median reported, and bad
- * arguments stop the script before it builds anything. Run as processes: the scripts are ES modules.
+ * Paired bench runs (bench/pairs.ts, bench/lib/pairs.ts): the ratios of this build ÷ a baseline are
+ * taken figure by figure within each pair and their median reported, and bad arguments stop the
+ * command before it builds anything (run as a process, as npm runs it).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
+import { headlineOf, summarizePairs, type PairedFigure } from './lib/pairs';
 
-const SCRIPTS = join(__dirname, '..', '..', 'scripts');
-
-function evaluate<T>(expression: string): T {
-  const source = `import * as pairs from ${JSON.stringify(join(SCRIPTS, 'bench', 'pairs.mjs'))};
-    process.stdout.write(JSON.stringify(${expression}));`;
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', source], { encoding: 'utf8' });
-  if (run.status !== 0) throw new Error(run.stderr);
-  return JSON.parse(run.stdout) as T;
-}
+const ROOT = join(__dirname, '..');
 
 function benchPairs(...args: string[]) {
-  return spawnSync(process.execPath, [join(SCRIPTS, 'bench-pairs.mjs'), ...args], { encoding: 'utf8' });
+  return spawnSync(process.execPath, [join(ROOT, 'scripts', 'run-ts.mjs'), 'bench/pairs.ts', ...args], {
+    encoding: 'utf8',
+  });
 }
-
-type Figures = Record<
-  string,
-  { current: number[]; baseline: number[]; ratios: number[]; medianRatio: number }
->;
 
 describe('paired bench runs', () => {
   const run = (stack: number, stepsPerSec: number, extra: Record<string, unknown> = {}) => ({
@@ -45,7 +35,7 @@ describe('paired bench runs', () => {
       { current: run(0.15, 12000), baseline: run(0.2, 12000) },
       { current: run(0.12, 16000), baseline: run(0.24, 10000) },
     ];
-    const figures = evaluate<Figures>(`pairs.summarizePairs(${JSON.stringify(pairs)})`);
+    const figures = summarizePairs(pairs);
 
     expect(figures['throughput.stack_cpu_ms_per_step.value']).toEqual({
       current: [0.1, 0.15, 0.12],
@@ -72,7 +62,7 @@ describe('paired bench runs', () => {
         baseline: run(0.2, 10, { extra: { value: 3 }, zero: { value: 2 } }),
       },
     ];
-    const figures = evaluate<Figures>(`pairs.summarizePairs(${JSON.stringify(pairs)})`);
+    const figures = summarizePairs(pairs);
 
     expect(figures['extra.value']).toBeUndefined();
     expect(figures['zero.value']).toBeUndefined();
@@ -80,15 +70,13 @@ describe('paired bench runs', () => {
   });
 
   it('heads its output with the bench values and the throughput figures a reader asks for first', () => {
-    const figure = { current: [1], baseline: [1], ratios: [1], medianRatio: 1 };
-    const headline = evaluate<Record<string, unknown>>(
-      `pairs.headlineOf(${JSON.stringify({
-        'throughput.stack_cpu_ms_per_step.value': figure,
-        'throughput.stack_cpu_ms_per_step.details.byApp.watcher': figure,
-        'throughput.steps_vs_raw_bullmq_ratio.details.perVigilStep.processCpuMs': figure,
-        'throughput.steps_vs_raw_bullmq_ratio.details.perVigilStep.byCommand.hset': figure,
-      })})`,
-    );
+    const figure: PairedFigure = { current: [1], baseline: [1], ratios: [1], medianRatio: 1 };
+    const headline = headlineOf({
+      'throughput.stack_cpu_ms_per_step.value': figure,
+      'throughput.stack_cpu_ms_per_step.details.byApp.watcher': figure,
+      'throughput.steps_vs_raw_bullmq_ratio.details.perVigilStep.processCpuMs': figure,
+      'throughput.steps_vs_raw_bullmq_ratio.details.perVigilStep.byCommand.hset': figure,
+    });
 
     expect(Object.keys(headline).sort()).toEqual([
       'throughput.stack_cpu_ms_per_step.details.byApp.watcher',
